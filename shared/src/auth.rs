@@ -1,0 +1,169 @@
+//! Credentials: OTP codes and session tokens (generation, hashing), and the session check
+//! every authenticated endpoint runs through the `Caller` extractor.
+
+use std::sync::Arc;
+
+use axum::extract::{FromRef, FromRequestParts};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use http::request::Parts;
+use rand::{Rng, RngCore};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::clock::Clock;
+use crate::config::AuthRules;
+use crate::error::ApiError;
+use crate::store::{SessionReader, StoreError};
+
+/// Six uniformly drawn decimal digits. `rand::rng()` is a CSPRNG (ChaCha, seeded and
+/// periodically reseeded from the operating system).
+pub fn new_otp_code() -> String {
+    format!("{:06}", rand::rng().random_range(0..1_000_000u32))
+}
+
+/// 256 random bits, base64url without padding (43 characters).
+pub fn new_session_token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// An opaque request id for an OTP request.
+pub fn new_request_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// The stored form of a session token.
+pub fn token_hash(token: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes()))
+}
+
+/// `base64url_nopad(HMAC-SHA256(key, message))`: the keyed hash under which OTPs are stored,
+/// and the derivation of per-portal secrets from a master secret.
+pub fn keyed_hash(key: &[u8], message: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
+    mac.update(message.as_bytes());
+    URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+}
+
+/// The hash an OTP is stored as: bound to its request and number, so a code cannot be replayed
+/// against another request.
+pub fn otp_hash(key: &[u8], request_id: &str, phone_number: &str, code: &str) -> String {
+    keyed_hash(key, &format!("otp:{request_id}:{phone_number}:{code}"))
+}
+
+/// Compares secrets without an early exit on the first differing byte.
+pub fn constant_time_eq(a: &str, b: &str) -> bool {
+    a.as_bytes().ct_eq(b.as_bytes()).into()
+}
+
+/// What a request's session check needs; each function's state exposes one through `FromRef`.
+#[derive(Clone)]
+pub struct Authenticator {
+    pub sessions: Arc<dyn SessionReader>,
+    pub clock: Arc<dyn Clock>,
+    pub rules: AuthRules,
+}
+
+/// The authenticated caller of a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Caller {
+    pub account_id: i32,
+    pub portal_id: i32,
+    pub token_hash: String,
+}
+
+impl Authenticator {
+    /// Checks a bearer token: known, not past its absolute lifetime, not idle too long. Every
+    /// failure is the same 401.
+    pub async fn authenticate(&self, token: &str) -> Result<Caller, ApiError> {
+        if token.is_empty() || token.len() > 128 {
+            return Err(ApiError::Unauthorized);
+        }
+        let hash = token_hash(token);
+        let session = self
+            .sessions
+            .session(&hash)
+            .await?
+            .ok_or(ApiError::Unauthorized)?;
+        let now = self.clock.now();
+        if now >= session.expires_at || now >= session.last_seen_at + self.rules.session_idle {
+            return Err(ApiError::Unauthorized);
+        }
+        if now - session.last_seen_at >= self.rules.session_touch_interval {
+            match self.sessions.touch_session(&hash, now).await {
+                Ok(()) => {}
+                // The request is already authenticated; a failed refresh only shortens the
+                // idle window, so it is logged rather than failing the request.
+                Err(error @ (StoreError::Throttled(_) | StoreError::Unavailable(_))) => {
+                    tracing::warn!(error = %error, "session refresh skipped");
+                }
+                Err(other) => return Err(other.into()),
+            }
+        }
+        Ok(Caller {
+            account_id: session.account_id,
+            portal_id: session.portal_id,
+            token_hash: hash,
+        })
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` header.
+pub fn bearer_token(parts: &Parts) -> Option<&str> {
+    let value = parts
+        .headers
+        .get(http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+impl<S> FromRequestParts<S> for Caller
+where
+    S: Send + Sync,
+    Authenticator: FromRef<S>,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let token = bearer_token(parts)
+            .ok_or(ApiError::Unauthorized)?
+            .to_string();
+        Authenticator::from_ref(state).authenticate(&token).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn otp_codes_are_six_digits() {
+        for _ in 0..200 {
+            let code = new_otp_code();
+            assert_eq!(code.len(), 6);
+            assert!(code.bytes().all(|b| b.is_ascii_digit()));
+        }
+    }
+
+    #[test]
+    fn session_tokens_carry_256_bits_and_are_stored_hashed() {
+        let token = new_session_token();
+        assert_eq!(URL_SAFE_NO_PAD.decode(&token).unwrap().len(), 32);
+        assert_ne!(token_hash(&token), token);
+        assert_eq!(token_hash(&token), token_hash(&token));
+    }
+
+    #[test]
+    fn otp_hash_depends_on_request_number_and_code() {
+        let base = otp_hash(b"k", "r1", "+46701234567", "123456");
+        assert_ne!(base, otp_hash(b"k", "r2", "+46701234567", "123456"));
+        assert_ne!(base, otp_hash(b"k", "r1", "+46701234568", "123456"));
+        assert_ne!(base, otp_hash(b"k", "r1", "+46701234567", "123457"));
+        assert_ne!(base, otp_hash(b"other", "r1", "+46701234567", "123456"));
+    }
+}

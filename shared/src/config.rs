@@ -1,0 +1,161 @@
+//! Configuration read once from the environment at cold start and passed in explicitly.
+
+use chrono::Duration;
+
+use crate::phone::DefaultRegion;
+
+#[derive(Debug, thiserror::Error)]
+#[error("configuration variable {name}: {problem}")]
+pub struct ConfigError {
+    pub name: &'static str,
+    pub problem: String,
+}
+
+/// Names of the two DynamoDB tables (`DATA_TABLE`, `AUTH_TABLE`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tables {
+    pub data: String,
+    pub auth: String,
+}
+
+/// Session and OTP rules of DESIGN.md section 4; tests shorten nothing, they move the clock.
+#[derive(Debug, Clone)]
+pub struct AuthRules {
+    pub otp_lifetime: Duration,
+    pub otp_max_attempts: u32,
+    pub otp_max_sends_per_hour: usize,
+    pub session_absolute: Duration,
+    pub session_idle: Duration,
+    /// A session's `lastSeenAt` is written at most this often, so most requests cost one read.
+    pub session_touch_interval: Duration,
+}
+
+impl Default for AuthRules {
+    fn default() -> Self {
+        Self {
+            otp_lifetime: Duration::minutes(10),
+            otp_max_attempts: 5,
+            otp_max_sends_per_hour: 5,
+            session_absolute: Duration::hours(12),
+            session_idle: Duration::hours(2),
+            session_touch_interval: Duration::seconds(60),
+        }
+    }
+}
+
+/// Everything a function reads from its environment.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub tables: Tables,
+    pub region: DefaultRegion,
+    pub auth: AuthRules,
+}
+
+impl Config {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Same as `from_env` over any lookup, so tests never touch the process environment.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let required = |name: &'static str| {
+            lookup(name).filter(|v| !v.is_empty()).ok_or(ConfigError {
+                name,
+                problem: "is not set".into(),
+            })
+        };
+        let region = match lookup("PHONE_DEFAULT_REGION") {
+            Some(code) if !code.is_empty() => code.parse().map_err(|problem| ConfigError {
+                name: "PHONE_DEFAULT_REGION",
+                problem,
+            })?,
+            _ => DefaultRegion::default(),
+        };
+        Ok(Self {
+            tables: Tables {
+                data: required("DATA_TABLE")?,
+                auth: required("AUTH_TABLE")?,
+            },
+            region,
+            auth: AuthRules::default(),
+        })
+    }
+}
+
+/// A secret given in the environment for local use (`OTP_HASH_KEY`, `IMPORT_SECRET`), or, in
+/// AWS, the ARN of a Secrets Manager secret holding it (`OTP_HASH_KEY_SECRET_ARN`).
+pub fn secret_source(
+    lookup: impl Fn(&str) -> Option<String>,
+    plain: &'static str,
+    arn: &'static str,
+) -> Result<SecretSource, ConfigError> {
+    match (
+        lookup(plain).filter(|v| !v.is_empty()),
+        lookup(arn).filter(|v| !v.is_empty()),
+    ) {
+        (Some(value), _) => Ok(SecretSource::Plain(value)),
+        (None, Some(arn)) => Ok(SecretSource::SecretsManager(arn)),
+        (None, None) => Err(ConfigError {
+            name: plain,
+            problem: format!("neither {plain} nor {arn} is set"),
+        }),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecretSource {
+    Plain(String),
+    SecretsManager(String),
+}
+
+impl SecretSource {
+    /// Resolves the secret once, at cold start.
+    pub async fn resolve(
+        &self,
+        sdk: &aws_config::SdkConfig,
+    ) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+        match self {
+            Self::Plain(value) => Ok(value.clone()),
+            Self::SecretsManager(arn) => {
+                let client = aws_sdk_secretsmanager::Client::new(sdk);
+                let out = client.get_secret_value().secret_id(arn).send().await?;
+                out.secret_string
+                    .filter(|s| !s.is_empty())
+                    .ok_or_else(|| "secret has no string value".into())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_table_names_are_reported_by_name() {
+        let error = Config::from_lookup(|_| None).unwrap_err();
+        assert_eq!(error.name, "DATA_TABLE");
+    }
+
+    #[test]
+    fn region_defaults_to_sweden_and_can_be_changed() {
+        let base = |name: &str| match name {
+            "DATA_TABLE" => Some("d".to_string()),
+            "AUTH_TABLE" => Some("a".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            Config::from_lookup(base).unwrap().region,
+            DefaultRegion::default()
+        );
+        let gb = Config::from_lookup(|n| {
+            if n == "PHONE_DEFAULT_REGION" {
+                Some("gb".into())
+            } else {
+                base(n)
+            }
+        })
+        .unwrap();
+        assert_eq!(gb.region.0, phonenumber::country::Id::GB);
+    }
+}

@@ -1,0 +1,213 @@
+//! Request extractors and the negotiated JSON response: the one way every function reads a
+//! body, a path id, and answers with JSON.
+
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::response::{IntoResponse, Response};
+use http::request::Parts;
+use http::{HeaderValue, StatusCode, header};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::{ApiError, FieldErrors};
+
+/// Default body limit (DESIGN.md section 3); bulk endpoints widen it through the parameter.
+pub const DEFAULT_BODY_LIMIT: usize = 256 * 1024;
+
+/// A JSON request body of at most `LIMIT` bytes, in `application/json`, `text/json` or
+/// `application/*+json` (charset allowed). Errors: 415, 413, 400 with field paths.
+#[derive(Debug, Clone)]
+pub struct Json<T, const LIMIT: usize = DEFAULT_BODY_LIMIT>(pub T);
+
+fn is_json_content_type(headers: &http::HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let Ok(mime) = value.parse::<mime::Mime>() else {
+        return false;
+    };
+    match (
+        mime.type_().as_str(),
+        mime.subtype().as_str(),
+        mime.suffix(),
+    ) {
+        ("application", "json", _) | ("text", "json", _) => true,
+        ("application", _, Some(suffix)) => suffix == mime::JSON,
+        _ => false,
+    }
+}
+
+/// Decodes JSON, naming the path of the offending field when the shape is wrong.
+pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let invalid = |path: String, error: &serde_json::Error| {
+        let detail = if error.is_syntax() || error.is_eof() {
+            "The body is not well-formed JSON."
+        } else {
+            "The body does not have the expected shape."
+        };
+        let mut errors = FieldErrors::new();
+        errors.insert(path, vec![error.to_string()]);
+        ApiError::Validation {
+            detail: detail.into(),
+            errors,
+        }
+    };
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let path = match error.path().to_string() {
+            path if path == "." => "$".to_string(),
+            path => path,
+        };
+        invalid(path, error.inner())
+    })?;
+    // Trailing characters after the document make it malformed too.
+    deserializer
+        .end()
+        .map_err(|error| invalid("$".into(), &error))?;
+    Ok(value)
+}
+
+impl<T, S, const LIMIT: usize> FromRequest<S> for Json<T, LIMIT>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        if !is_json_content_type(request.headers()) {
+            return Err(ApiError::UnsupportedMediaType);
+        }
+        let declared = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+        if declared.is_some_and(|length| length > LIMIT) {
+            return Err(ApiError::PayloadTooLarge { limit: LIMIT });
+        }
+        let bytes = axum::body::to_bytes(request.into_body(), LIMIT)
+            .await
+            .map_err(|_| ApiError::PayloadTooLarge { limit: LIMIT })?;
+        decode_json(&bytes).map(Json)
+    }
+}
+
+/// A path `{id}`: an int32 greater than zero, otherwise 400.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathId(pub i32);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let axum::extract::Path(raw) =
+            axum::extract::Path::<String>::from_request_parts(parts, state)
+                .await
+                .map_err(|_| ApiError::field("id", "must be an integer id"))?;
+        match raw.parse::<i32>() {
+            Ok(id) if id > 0 => Ok(Self(id)),
+            _ => Err(ApiError::field(
+                "id",
+                "must be an integer between 1 and 2147483647",
+            )),
+        }
+    }
+}
+
+/// The media types a JSON answer may be labelled with, chosen from `Accept`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonFlavour {
+    ApplicationJson,
+    TextJson,
+    TextPlain,
+}
+
+impl JsonFlavour {
+    fn content_type(self) -> &'static str {
+        match self {
+            Self::ApplicationJson => "application/json; charset=utf-8",
+            Self::TextJson => "text/json; charset=utf-8",
+            Self::TextPlain => "text/plain; charset=utf-8",
+        }
+    }
+
+    /// The most preferred acceptable flavour (`q` weights honoured, ties in header order);
+    /// no `Accept` header means application/json; nothing acceptable is 406.
+    pub fn negotiate(headers: &http::HeaderMap) -> Result<Self, ApiError> {
+        let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+            return Ok(Self::ApplicationJson);
+        };
+        if accept.trim().is_empty() {
+            return Ok(Self::ApplicationJson);
+        }
+        let mut best: Option<(f32, Self)> = None;
+        for range in accept.split(',') {
+            let Ok(mime) = range.trim().parse::<mime::Mime>() else {
+                continue;
+            };
+            let quality = mime
+                .get_param("q")
+                .and_then(|q| q.as_str().parse::<f32>().ok())
+                .unwrap_or(1.0);
+            let flavour = match (mime.type_().as_str(), mime.subtype().as_str()) {
+                ("application", "json") | ("application", "*") | ("*", "*") => {
+                    Self::ApplicationJson
+                }
+                ("text", "json") => Self::TextJson,
+                ("text", "plain") => Self::TextPlain,
+                ("text", "*") => Self::TextJson,
+                _ => continue,
+            };
+            if quality > 0.0 && best.is_none_or(|(q, _)| quality > q) {
+                best = Some((quality, flavour));
+            }
+        }
+        best.map(|(_, flavour)| flavour)
+            .ok_or(ApiError::NotAcceptable)
+    }
+}
+
+/// A JSON answer with a status and a negotiated content type.
+pub struct JsonResponse<T> {
+    pub status: StatusCode,
+    pub flavour: JsonFlavour,
+    pub body: T,
+}
+
+impl<T> JsonResponse<T> {
+    pub fn ok(body: T) -> Self {
+        Self {
+            status: StatusCode::OK,
+            flavour: JsonFlavour::ApplicationJson,
+            body,
+        }
+    }
+
+    pub fn with_status(mut self, status: StatusCode) -> Self {
+        self.status = status;
+        self
+    }
+
+    pub fn negotiated(mut self, flavour: JsonFlavour) -> Self {
+        self.flavour = flavour;
+        self
+    }
+}
+
+impl<T: Serialize> IntoResponse for JsonResponse<T> {
+    fn into_response(self) -> Response {
+        match serde_json::to_vec(&self.body) {
+            Ok(bytes) => {
+                let mut response = (self.status, bytes).into_response();
+                response.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static(self.flavour.content_type()),
+                );
+                response
+            }
+            Err(error) => ApiError::internal(error).into_response(),
+        }
+    }
+}

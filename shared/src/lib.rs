@@ -1,0 +1,17 @@
+//! Shared crate of the call-handling service: wire records, the error model, extractors,
+//! authentication primitives, configuration and the store traits with both implementations.
+
+pub mod auth;
+pub mod clock;
+pub mod config;
+pub mod error;
+pub mod extract;
+pub mod fixture;
+pub mod notify;
+pub mod phone;
+pub mod records;
+pub mod runtime;
+pub mod store;
+pub mod trace;
+
+pub use error::ApiError;

@@ -1,0 +1,904 @@
+//! The DynamoDB store: single-table data layout plus the auth table, records stored with
+//! serde_dynamo, invariants kept by conditional writes and transactions.
+//!
+//! Data table (`pk`, `sk`; GSI `gsi1` on `gsi1pk`, `gsi1sk`):
+//! - `PORTAL#{id}` / `META`: portal; `PORTAL#{id}` / `CLIENT#{id}` and `CONTACT#{id}`: the
+//!   portal's clients and contact details (tenant scope in the key).
+//! - `ACCOUNT#{e164}` / `META`: staff account, found by the number it logs in with.
+//! - `CALL#{id}` / `LINE#{id}`, `META`, `REQ#{id}`: transcript lines sort before the call and
+//!   client requests after it, so "call + transcript" and "call + requests" are one range
+//!   Query each. A call connected to call C, and its lines, carry `gsi1pk = CONNECTED#{C}`.
+//! - `QUESTIONNAIRE#{id}` / `META`, `QUESTION#{id}`; per portal of the client:
+//!   `QUESTIONNAIRE#{id}#PORTAL#{p}` / `ENTRY#{id}`, `ANSWER#{entry}#{question}`;
+//!   `gsi1pk = QUESTIONNAIRES` lists them.
+//! - `COUNTER` / `{kind}`: id counters (`value`).
+//!
+//! Auth table (`pk`, TTL attribute `ttl`): `SESSION#{sha256}`, `SESSIONS#{account}` (the
+//! account's session hashes, for logout of all sessions), `OTP#{e164}`, `OTPSENDS#{e164}`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::Client as DynamoClient;
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::config::{Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, Delete, KeysAndAttributes, Put, PutRequest, ReturnValue, TransactWriteItem,
+    Update, WriteRequest,
+};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+use super::{
+    AuthStore, BoxError, OtpRequest, PhoneCallReader, SeedWriter, SendLog, Session, SessionReader,
+    StoreError, StoreResult, order_thread,
+};
+use crate::config::Tables;
+use crate::fixture::Seed;
+use crate::records::{Account, ClientRequest, PhoneCall, Timestamp, TranscriptLine};
+
+type Item = HashMap<String, AttributeValue>;
+
+const KEY_ATTRIBUTES: [&str; 5] = ["pk", "sk", "gsi1pk", "gsi1sk", "ttl"];
+/// DynamoDB's limits, which moto does not enforce.
+const BATCH_WRITE_LIMIT: usize = 25;
+const TRANSACTION_LIMIT: usize = 100;
+
+#[derive(Clone)]
+pub struct DynamoStore {
+    client: DynamoClient,
+    tables: Tables,
+}
+
+impl DynamoStore {
+    pub fn new(client: DynamoClient, tables: Tables) -> Self {
+        Self { client, tables }
+    }
+
+    pub fn client(&self) -> &DynamoClient {
+        &self.client
+    }
+}
+
+fn s(value: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(value.into())
+}
+
+fn n(value: impl ToString) -> AttributeValue {
+    AttributeValue::N(value.to_string())
+}
+
+fn key(pk: impl Into<String>, sk: Option<&str>) -> Item {
+    let mut item = Item::from([("pk".to_string(), s(pk))]);
+    if let Some(sk) = sk {
+        item.insert("sk".into(), s(sk));
+    }
+    item
+}
+
+fn padded(id: i32) -> String {
+    format!("{id:010}")
+}
+
+/// A record as an item: its serde_dynamo attributes plus the key attributes.
+fn to_item<T: Serialize>(record: &T, keys: Item) -> StoreResult<Item> {
+    let mut item: Item = serde_dynamo::to_item(record)
+        .map_err(|e| StoreError::Corrupt(format!("cannot encode record: {e}")))?;
+    item.extend(keys);
+    Ok(item)
+}
+
+/// A record from an item, key attributes removed first (records reject unknown fields).
+fn from_item<T: DeserializeOwned>(mut item: Item) -> StoreResult<T> {
+    for name in KEY_ATTRIBUTES {
+        item.remove(name);
+    }
+    serde_dynamo::from_item(item).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn sk_of(item: &Item) -> &str {
+    match item.get("sk") {
+        Some(AttributeValue::S(sk)) => sk,
+        _ => "",
+    }
+}
+
+fn pk_of(item: &Item) -> &str {
+    match item.get("pk") {
+        Some(AttributeValue::S(pk)) => pk,
+        _ => "",
+    }
+}
+
+/// Maps an SDK failure onto the store's error kinds; the original is kept as the source.
+fn classify<E>(error: SdkError<E, HttpResponse>) -> StoreError
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+{
+    let server_error = error
+        .raw_response()
+        .is_some_and(|raw| raw.status().is_server_error());
+    let code = error.code().unwrap_or_default().to_string();
+    let message = error.message().unwrap_or_default().to_string();
+    match (&error, code.as_str()) {
+        (_, "ConditionalCheckFailedException") => StoreError::ConditionFailed,
+        (_, "TransactionCanceledException") if message.contains("ConditionalCheckFailed") => {
+            StoreError::ConditionFailed
+        }
+        (
+            _,
+            "ProvisionedThroughputExceededException"
+            | "ThrottlingException"
+            | "RequestLimitExceeded"
+            | "TransactionConflictException"
+            | "TransactionCanceledException"
+            | "TransactionInProgressException",
+        ) => StoreError::Throttled(Box::new(error)),
+        (SdkError::TimeoutError(_) | SdkError::DispatchFailure(_), _) => {
+            StoreError::Unavailable(Box::new(error))
+        }
+        (SdkError::ResponseError(_), _) => StoreError::Unavailable(Box::new(error)),
+        (SdkError::ServiceError(_), _) if server_error => StoreError::Unavailable(Box::new(error)),
+        _ => StoreError::Backend(Box::new(error)),
+    }
+}
+
+fn build_error(error: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+    StoreError::Backend(Box::new(error))
+}
+
+fn txn_put(put: Put) -> TransactWriteItem {
+    TransactWriteItem::builder().put(put).build()
+}
+
+fn txn_update(update: Update) -> TransactWriteItem {
+    TransactWriteItem::builder().update(update).build()
+}
+
+fn txn_delete(delete: Delete) -> TransactWriteItem {
+    TransactWriteItem::builder().delete(delete).build()
+}
+
+// ---- auth table items -------------------------------------------------------------------
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionItem {
+    account_id: i32,
+    portal_id: i32,
+    created_at: Timestamp,
+    last_seen_at: Timestamp,
+    expires_at: Timestamp,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OtpItem {
+    request_id: String,
+    code_hash: String,
+    expires_at: Timestamp,
+    attempts: u32,
+    used: bool,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct SendLogItem {
+    sent_at: Vec<Timestamp>,
+    version: u64,
+}
+
+fn ttl_attribute(at: Timestamp) -> (String, AttributeValue) {
+    ("ttl".to_string(), n(at.timestamp()))
+}
+
+impl DynamoStore {
+    async fn batch_get(
+        &self,
+        data_key: Item,
+        auth_key: Item,
+    ) -> StoreResult<(Option<Item>, Option<Item>)> {
+        let mut request = HashMap::from([
+            (
+                self.tables.data.clone(),
+                KeysAndAttributes::builder()
+                    .keys(data_key)
+                    .consistent_read(true)
+                    .build()
+                    .map_err(build_error)?,
+            ),
+            (
+                self.tables.auth.clone(),
+                KeysAndAttributes::builder()
+                    .keys(auth_key)
+                    .consistent_read(true)
+                    .build()
+                    .map_err(build_error)?,
+            ),
+        ]);
+        let (mut data, mut auth) = (None, None);
+        // Unprocessed keys come back under load; ask again for just those.
+        for _ in 0..5 {
+            let out = self
+                .client
+                .batch_get_item()
+                .set_request_items(Some(request))
+                .send()
+                .await
+                .map_err(classify)?;
+            for (table, items) in out.responses.unwrap_or_default() {
+                let slot = if table == self.tables.data {
+                    &mut data
+                } else {
+                    &mut auth
+                };
+                if let Some(item) = items.into_iter().next() {
+                    *slot = Some(item);
+                }
+            }
+            match out.unprocessed_keys {
+                Some(rest) if !rest.is_empty() => request = rest,
+                _ => return Ok((data, auth)),
+            }
+        }
+        Err(StoreError::Throttled(
+            "batch get left keys unprocessed".into(),
+        ))
+    }
+
+    async fn query_all(
+        &self,
+        index: Option<&str>,
+        condition: &str,
+        values: Vec<(&str, AttributeValue)>,
+    ) -> StoreResult<Vec<Item>> {
+        let mut query = self
+            .client
+            .query()
+            .table_name(&self.tables.data)
+            .key_condition_expression(condition)
+            .set_index_name(index.map(str::to_string))
+            // GSIs only offer eventually consistent reads.
+            .consistent_read(index.is_none());
+        for (name, value) in values {
+            query = query.expression_attribute_values(name, value);
+        }
+        query
+            .into_paginator()
+            .items()
+            .send()
+            .try_collect()
+            .await
+            .map_err(classify)
+    }
+
+    async fn transact(&self, items: Vec<TransactWriteItem>) -> StoreResult<()> {
+        debug_assert!(items.len() <= TRANSACTION_LIMIT);
+        self.client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await
+            .map_err(classify)?;
+        Ok(())
+    }
+
+    async fn batch_write(&self, table: &str, items: Vec<Item>) -> StoreResult<()> {
+        for chunk in items.chunks(BATCH_WRITE_LIMIT) {
+            let mut pending = chunk
+                .iter()
+                .map(|item| {
+                    Ok(WriteRequest::builder()
+                        .put_request(
+                            PutRequest::builder()
+                                .set_item(Some(item.clone()))
+                                .build()
+                                .map_err(build_error)?,
+                        )
+                        .build())
+                })
+                .collect::<StoreResult<Vec<_>>>()?;
+            let mut tries = 0;
+            while !pending.is_empty() {
+                tries += 1;
+                if tries > 8 {
+                    return Err(StoreError::Throttled(
+                        "batch write left items unprocessed".into(),
+                    ));
+                }
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(table, pending)
+                    .send()
+                    .await
+                    .map_err(classify)?;
+                pending = out
+                    .unprocessed_items
+                    .and_then(|mut rest| rest.remove(table))
+                    .unwrap_or_default();
+            }
+        }
+        Ok(())
+    }
+
+    fn auth_put(&self, item: Item) -> Put {
+        Put::builder()
+            .table_name(&self.tables.auth)
+            .set_item(Some(item))
+            .build()
+            .expect("table name and item are set")
+    }
+}
+
+fn otp_request_from(phone_number: &str, item: Item) -> StoreResult<OtpRequest> {
+    let otp: OtpItem = from_item(item)?;
+    Ok(OtpRequest {
+        phone_number: phone_number.to_string(),
+        request_id: otp.request_id,
+        code_hash: otp.code_hash,
+        expires_at: otp.expires_at,
+        attempts: otp.attempts,
+        used: otp.used,
+    })
+}
+
+const OTP_OPEN: &str = "requestId = :rid AND used = :false AND attempts < :max";
+
+fn otp_open_values(request_id: &str, max_attempts: u32) -> HashMap<String, AttributeValue> {
+    HashMap::from([
+        (":rid".to_string(), s(request_id)),
+        (":false".to_string(), AttributeValue::Bool(false)),
+        (":max".to_string(), n(max_attempts)),
+    ])
+}
+
+#[async_trait]
+impl SessionReader for DynamoStore {
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(format!("SESSION#{token_hash}"), None)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(classify)?;
+        out.item
+            .map(|item| {
+                let stored: SessionItem = from_item(item)?;
+                Ok(Session {
+                    token_hash: token_hash.to_string(),
+                    account_id: stored.account_id,
+                    portal_id: stored.portal_id,
+                    created_at: stored.created_at,
+                    last_seen_at: stored.last_seen_at,
+                    expires_at: stored.expires_at,
+                })
+            })
+            .transpose()
+    }
+
+    async fn touch_session(&self, token_hash: &str, at: Timestamp) -> StoreResult<()> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(format!("SESSION#{token_hash}"), None)))
+            .update_expression("SET lastSeenAt = :at")
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_values(":at", s(at.to_rfc3339()))
+            .send()
+            .await
+            .map_err(classify);
+        match result {
+            Ok(_) | Err(StoreError::ConditionFailed) => Ok(()),
+            Err(other) => Err(other),
+        }
+    }
+}
+
+#[async_trait]
+impl AuthStore for DynamoStore {
+    async fn otp_context(&self, phone_number: &str) -> StoreResult<(Option<Account>, SendLog)> {
+        let (account, log) = self
+            .batch_get(
+                key(format!("ACCOUNT#{phone_number}"), Some("META")),
+                key(format!("OTPSENDS#{phone_number}"), None),
+            )
+            .await?;
+        let log = match log {
+            Some(item) => {
+                let stored: SendLogItem = from_item(item)?;
+                SendLog {
+                    sent_at: stored.sent_at,
+                    version: stored.version,
+                }
+            }
+            None => SendLog::default(),
+        };
+        Ok((account.map(from_item).transpose()?, log))
+    }
+
+    async fn save_otp(
+        &self,
+        request: &OtpRequest,
+        log: &SendLog,
+        read_version: u64,
+    ) -> StoreResult<()> {
+        let phone = &request.phone_number;
+        let mut log_keys = key(format!("OTPSENDS#{phone}"), None);
+        log_keys.extend([ttl_attribute(
+            log.sent_at
+                .iter()
+                .max()
+                .copied()
+                .unwrap_or(request.expires_at)
+                + chrono::Duration::hours(1),
+        )]);
+        let log_item = to_item(
+            &SendLogItem {
+                sent_at: log.sent_at.clone(),
+                version: log.version,
+            },
+            log_keys,
+        )?;
+        let guarded_log = Put::builder()
+            .table_name(&self.tables.auth)
+            .set_item(Some(log_item));
+        let guarded_log = if read_version == 0 {
+            guarded_log.condition_expression("attribute_not_exists(pk)")
+        } else {
+            guarded_log
+                .condition_expression("version = :v")
+                .expression_attribute_values(":v", n(read_version))
+        };
+        let mut otp_keys = key(format!("OTP#{phone}"), None);
+        otp_keys.extend([ttl_attribute(
+            request.expires_at + chrono::Duration::hours(1),
+        )]);
+        let otp_item = to_item(
+            &OtpItem {
+                request_id: request.request_id.clone(),
+                code_hash: request.code_hash.clone(),
+                expires_at: request.expires_at,
+                attempts: request.attempts,
+                used: request.used,
+            },
+            otp_keys,
+        )?;
+        self.transact(vec![
+            txn_put(guarded_log.build().map_err(build_error)?),
+            txn_put(self.auth_put(otp_item)),
+        ])
+        .await
+    }
+
+    async fn otp_and_account(
+        &self,
+        phone_number: &str,
+    ) -> StoreResult<(Option<OtpRequest>, Option<Account>)> {
+        let (account, otp) = self
+            .batch_get(
+                key(format!("ACCOUNT#{phone_number}"), Some("META")),
+                key(format!("OTP#{phone_number}"), None),
+            )
+            .await?;
+        Ok((
+            otp.map(|item| otp_request_from(phone_number, item))
+                .transpose()?,
+            account.map(from_item).transpose()?,
+        ))
+    }
+
+    async fn record_failed_attempt(
+        &self,
+        phone_number: &str,
+        request_id: &str,
+        max_attempts: u32,
+    ) -> StoreResult<u32> {
+        let mut values = otp_open_values(request_id, max_attempts);
+        values.insert(":one".into(), n(1));
+        let out = self
+            .client
+            .update_item()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(format!("OTP#{phone_number}"), None)))
+            .update_expression("ADD attempts :one")
+            .condition_expression(OTP_OPEN)
+            .set_expression_attribute_values(Some(values))
+            .return_values(ReturnValue::UpdatedNew)
+            .send()
+            .await
+            .map_err(classify)?;
+        match out.attributes.and_then(|mut a| a.remove("attempts")) {
+            Some(AttributeValue::N(count)) => count
+                .parse()
+                .map_err(|_| StoreError::Corrupt(format!("attempts {count:?}"))),
+            other => Err(StoreError::Corrupt(format!("attempts {other:?}"))),
+        }
+    }
+
+    async fn consume_otp(
+        &self,
+        phone_number: &str,
+        request_id: &str,
+        max_attempts: u32,
+        session: &Session,
+    ) -> StoreResult<()> {
+        let mut values = otp_open_values(request_id, max_attempts);
+        values.insert(":true".into(), AttributeValue::Bool(true));
+        let mark_used = Update::builder()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(format!("OTP#{phone_number}"), None)))
+            .update_expression("SET used = :true")
+            .condition_expression(OTP_OPEN)
+            .set_expression_attribute_values(Some(values))
+            .build()
+            .map_err(build_error)?;
+        let mut session_keys = key(format!("SESSION#{}", session.token_hash), None);
+        session_keys.extend([ttl_attribute(session.expires_at)]);
+        let session_item = to_item(
+            &SessionItem {
+                account_id: session.account_id,
+                portal_id: session.portal_id,
+                created_at: session.created_at,
+                last_seen_at: session.last_seen_at,
+                expires_at: session.expires_at,
+            },
+            session_keys,
+        )?;
+        let create_session = Put::builder()
+            .table_name(&self.tables.auth)
+            .set_item(Some(session_item))
+            .condition_expression("attribute_not_exists(pk)")
+            .build()
+            .map_err(build_error)?;
+        // The account's list of session hashes lives as long as its newest session.
+        let index_session = Update::builder()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(format!("SESSIONS#{}", session.account_id), None)))
+            .update_expression("ADD hashes :h, version :one SET #ttl = :ttl")
+            .expression_attribute_names("#ttl", "ttl")
+            .expression_attribute_values(":h", AttributeValue::Ss(vec![session.token_hash.clone()]))
+            .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":ttl", n(session.expires_at.timestamp()))
+            .build()
+            .map_err(build_error)?;
+        self.transact(vec![
+            txn_update(mark_used),
+            txn_put(create_session),
+            txn_update(index_session),
+        ])
+        .await
+    }
+
+    async fn delete_session(&self, session: &Session) -> StoreResult<()> {
+        // The hash left in the account's list is harmless: logout of all deletes it again.
+        self.client
+            .delete_item()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(format!("SESSION#{}", session.token_hash), None)))
+            .send()
+            .await
+            .map_err(classify)?;
+        Ok(())
+    }
+
+    async fn delete_all_sessions(&self, account_id: i32) -> StoreResult<usize> {
+        let index_key = key(format!("SESSIONS#{account_id}"), None);
+        for _ in 0..3 {
+            let out = self
+                .client
+                .get_item()
+                .table_name(&self.tables.auth)
+                .set_key(Some(index_key.clone()))
+                .consistent_read(true)
+                .send()
+                .await
+                .map_err(classify)?;
+            let Some(mut index) = out.item else {
+                return Ok(0);
+            };
+            let hashes = match index.remove("hashes") {
+                Some(AttributeValue::Ss(hashes)) => hashes,
+                _ => Vec::new(),
+            };
+            let version = index.remove("version").unwrap_or_else(|| n(0));
+            let mut deletes = hashes
+                .iter()
+                .map(|hash| {
+                    Delete::builder()
+                        .table_name(&self.tables.auth)
+                        .set_key(Some(key(format!("SESSION#{hash}"), None)))
+                        .build()
+                        .map(txn_delete)
+                        .map_err(build_error)
+                })
+                .collect::<StoreResult<Vec<_>>>()?;
+            // The index goes last and only if no login added a session since it was read.
+            deletes.push(txn_delete(
+                Delete::builder()
+                    .table_name(&self.tables.auth)
+                    .set_key(Some(index_key.clone()))
+                    .condition_expression("version = :v")
+                    .expression_attribute_values(":v", version)
+                    .build()
+                    .map_err(build_error)?,
+            ));
+            let mut result = Ok(());
+            for chunk in deletes.chunks(TRANSACTION_LIMIT) {
+                result = self.transact(chunk.to_vec()).await;
+                if result.is_err() {
+                    break;
+                }
+            }
+            match result {
+                Ok(()) => return Ok(hashes.len()),
+                Err(StoreError::ConditionFailed) => continue,
+                Err(other) => return Err(other),
+            }
+        }
+        Err(StoreError::Throttled(
+            "sessions kept changing during logout".into(),
+        ))
+    }
+}
+
+#[async_trait]
+impl PhoneCallReader for DynamoStore {
+    async fn call_with_connected(&self, call_id: i32) -> StoreResult<Option<Vec<PhoneCall>>> {
+        let (own, connected) = futures::future::try_join(
+            self.query_all(
+                None,
+                "pk = :pk AND sk <= :meta",
+                vec![(":pk", s(format!("CALL#{call_id}"))), (":meta", s("META"))],
+            ),
+            self.query_all(
+                Some("gsi1"),
+                "gsi1pk = :c",
+                vec![(":c", s(format!("CONNECTED#{call_id}")))],
+            ),
+        )
+        .await?;
+        let mut calls: HashMap<String, PhoneCall> = HashMap::new();
+        let mut lines: HashMap<String, Vec<TranscriptLine>> = HashMap::new();
+        for item in own.into_iter().chain(connected) {
+            let pk = pk_of(&item).to_string();
+            if sk_of(&item) == "META" {
+                calls.insert(pk, from_item(item)?);
+            } else if sk_of(&item).starts_with("LINE#") {
+                lines.entry(pk).or_default().push(from_item(item)?);
+            }
+        }
+        let root_pk = format!("CALL#{call_id}");
+        let Some(root) = calls.remove(&root_pk) else {
+            return Ok(None);
+        };
+        let mut with_lines = |pk: &str, call: PhoneCall| PhoneCall {
+            transcript: Some(lines.remove(pk).unwrap_or_default()),
+            ..call
+        };
+        let root = with_lines(&root_pk, root);
+        let connected = calls
+            .into_iter()
+            .map(|(pk, call)| with_lines(&pk, call))
+            .collect();
+        Ok(Some(order_thread(root, connected)))
+    }
+
+    async fn call_requests(
+        &self,
+        call_id: i32,
+    ) -> StoreResult<Option<(PhoneCall, Vec<ClientRequest>)>> {
+        let items = self
+            .query_all(
+                None,
+                "pk = :pk AND sk >= :meta",
+                vec![(":pk", s(format!("CALL#{call_id}"))), (":meta", s("META"))],
+            )
+            .await?;
+        let mut call = None;
+        let mut requests = Vec::new();
+        for item in items {
+            if sk_of(&item) == "META" {
+                call = Some(from_item::<PhoneCall>(item)?);
+            } else if sk_of(&item).starts_with("REQ#") {
+                requests.push(from_item::<ClientRequest>(item)?);
+            }
+        }
+        Ok(call.map(|call| (call, requests)))
+    }
+}
+
+fn data_keys(pk: String, sk: String, gsi1: Option<(String, String)>) -> Item {
+    let mut item = key(pk, Some(&sk));
+    if let Some((gsi1pk, gsi1sk)) = gsi1 {
+        item.insert("gsi1pk".into(), s(gsi1pk));
+        item.insert("gsi1sk".into(), s(gsi1sk));
+    }
+    item
+}
+
+/// Every item a fixture becomes, in the layout described at the top of this module.
+fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
+    let mut items = Vec::new();
+    for portal in &seed.portals {
+        items.push(to_item(
+            portal,
+            data_keys(format!("PORTAL#{}", portal.id), "META".into(), None),
+        )?);
+    }
+    for account in &seed.accounts {
+        let keys = data_keys(
+            format!("ACCOUNT#{}", account.phone_number),
+            "META".into(),
+            None,
+        );
+        items.push(to_item(account, keys)?);
+    }
+    let mut client_portal = HashMap::new();
+    for client in &seed.clients {
+        client_portal.insert(client.id, client.portal_id);
+        let keys = data_keys(
+            format!("PORTAL#{}", client.portal_id),
+            format!("CLIENT#{}", padded(client.id)),
+            None,
+        );
+        items.push(to_item(client, keys)?);
+    }
+    for call in &seed.phone_calls {
+        let pk = format!("CALL#{}", call.id);
+        let connected = |sk: &str| {
+            call.connected_to
+                .map(|to| (format!("CONNECTED#{to}"), format!("{pk}#{sk}")))
+        };
+        for line in call.transcript.iter().flatten() {
+            let sk = format!("LINE#{}", padded(line.id));
+            items.push(to_item(
+                line,
+                data_keys(pk.clone(), sk.clone(), connected(&sk)),
+            )?);
+        }
+        let bare = PhoneCall {
+            transcript: None,
+            ..call.clone()
+        };
+        items.push(to_item(
+            &bare,
+            data_keys(pk.clone(), "META".into(), connected("META")),
+        )?);
+    }
+    for request in &seed.client_requests {
+        let keys = data_keys(
+            format!("CALL#{}", request.phone_call_id),
+            format!("REQ#{}", padded(request.id)),
+            None,
+        );
+        items.push(to_item(request, keys)?);
+    }
+    for detail in &seed.contact_details {
+        let keys = data_keys(
+            format!("PORTAL#{}", detail.portal_id),
+            format!("CONTACT#{}", padded(detail.id)),
+            None,
+        );
+        items.push(to_item(detail, keys)?);
+    }
+    for questionnaire in &seed.questionnaires {
+        let pk = format!("QUESTIONNAIRE#{}", questionnaire.id);
+        let list = Some(("QUESTIONNAIRES".to_string(), padded(questionnaire.id)));
+        items.push(to_item(
+            &questionnaire.summary(),
+            data_keys(pk.clone(), "META".into(), list),
+        )?);
+        for question in &questionnaire.questions {
+            let sk = format!("QUESTION#{}", padded(question.id));
+            items.push(to_item(question, data_keys(pk.clone(), sk, None))?);
+        }
+        let mut entry_portal = HashMap::new();
+        for entry in &questionnaire.clients {
+            let portal = client_portal.get(&entry.client_id).copied().unwrap_or(0);
+            entry_portal.insert(entry.id, portal);
+            let keys = data_keys(
+                format!("{pk}#PORTAL#{portal}"),
+                format!("ENTRY#{}", padded(entry.id)),
+                None,
+            );
+            items.push(to_item(entry, keys)?);
+        }
+        for answer in &questionnaire.answers {
+            let portal = entry_portal
+                .get(&answer.questionnaire_call_id)
+                .copied()
+                .unwrap_or(0);
+            let keys = data_keys(
+                format!("{pk}#PORTAL#{portal}"),
+                format!(
+                    "ANSWER#{}#{}",
+                    padded(answer.questionnaire_call_id),
+                    padded(answer.question_id)
+                ),
+                None,
+            );
+            items.push(to_item(answer, keys)?);
+        }
+    }
+    Ok(items)
+}
+
+#[async_trait]
+impl SeedWriter for DynamoStore {
+    async fn write_seed(&self, seed: &Seed) -> StoreResult<()> {
+        self.batch_write(&self.tables.data, seed_items(seed)?)
+            .await?;
+        for (kind, floor) in seed.counter_floors() {
+            let result = self
+                .client
+                .update_item()
+                .table_name(&self.tables.data)
+                .set_key(Some(key("COUNTER", Some(kind))))
+                .update_expression("SET #v = :floor")
+                .condition_expression("attribute_not_exists(#v) OR #v < :floor")
+                .expression_attribute_names("#v", "value")
+                .expression_attribute_values(":floor", n(floor))
+                .send()
+                .await
+                .map_err(classify);
+            match result {
+                Ok(_) | Err(StoreError::ConditionFailed) => {}
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---- request counting ---------------------------------------------------------------------
+
+/// Counts DynamoDB requests by operation (`x-amz-target`), retries included, so tests and
+/// benchmarks can hold every endpoint to its request budget.
+#[derive(Debug, Clone, Default)]
+pub struct RequestCounter {
+    counts: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl RequestCounter {
+    pub fn take(&self) -> HashMap<String, usize> {
+        std::mem::take(&mut *self.counts.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    pub fn total(counts: &HashMap<String, usize>) -> usize {
+        counts.values().sum()
+    }
+}
+
+impl Intercept for RequestCounter {
+    fn name(&self) -> &'static str {
+        "RequestCounter"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), BoxError> {
+        let operation = context
+            .request()
+            .headers()
+            .get("x-amz-target")
+            .and_then(|target| target.rsplit('.').next())
+            .unwrap_or("unknown")
+            .to_string();
+        *self
+            .counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(operation)
+            .or_default() += 1;
+        Ok(())
+    }
+}

@@ -1,0 +1,269 @@
+//! The in-memory store: the same contract as the DynamoDB store, behind one mutex so that every
+//! conditional write and transaction is atomic, for router tests and `local-api`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+
+use async_trait::async_trait;
+
+use super::{
+    AuthStore, OtpRequest, PhoneCallReader, SeedWriter, SendLog, Session, SessionReader,
+    StoreError, StoreResult, order_thread,
+};
+use crate::fixture::Seed;
+use crate::records::{
+    Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, QuestionnaireDetail,
+    Timestamp, TranscriptLine,
+};
+
+#[derive(Default)]
+struct State {
+    portals: BTreeMap<i32, Portal>,
+    accounts_by_phone: HashMap<String, Account>,
+    clients: BTreeMap<i32, Client>,
+    calls: BTreeMap<i32, PhoneCall>,
+    lines: BTreeMap<i32, Vec<TranscriptLine>>,
+    requests: BTreeMap<i32, Vec<ClientRequest>>,
+    contact_details: BTreeMap<i32, ContactDetail>,
+    questionnaires: BTreeMap<i32, QuestionnaireDetail>,
+    counters: HashMap<&'static str, i32>,
+    sessions: HashMap<String, Session>,
+    account_sessions: HashMap<i32, HashSet<String>>,
+    otps: HashMap<String, OtpRequest>,
+    send_logs: HashMap<String, SendLog>,
+}
+
+#[derive(Default)]
+pub struct MemoryStore {
+    state: Mutex<State>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave a half-applied write: every mutation
+        // below checks its conditions before changing anything.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The next value a counter would hand out; used by tests to check seeding.
+    pub fn counter(&self, kind: &'static str) -> i32 {
+        self.lock().counters.get(kind).copied().unwrap_or(0)
+    }
+}
+
+#[async_trait]
+impl SessionReader for MemoryStore {
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>> {
+        Ok(self.lock().sessions.get(token_hash).cloned())
+    }
+
+    async fn touch_session(&self, token_hash: &str, at: Timestamp) -> StoreResult<()> {
+        if let Some(session) = self.lock().sessions.get_mut(token_hash) {
+            session.last_seen_at = at;
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl AuthStore for MemoryStore {
+    async fn otp_context(&self, phone_number: &str) -> StoreResult<(Option<Account>, SendLog)> {
+        let state = self.lock();
+        Ok((
+            state.accounts_by_phone.get(phone_number).cloned(),
+            state
+                .send_logs
+                .get(phone_number)
+                .cloned()
+                .unwrap_or_default(),
+        ))
+    }
+
+    async fn save_otp(
+        &self,
+        request: &OtpRequest,
+        log: &SendLog,
+        read_version: u64,
+    ) -> StoreResult<()> {
+        let mut state = self.lock();
+        let current = state
+            .send_logs
+            .get(&request.phone_number)
+            .map_or(0, |log| log.version);
+        if current != read_version {
+            return Err(StoreError::ConditionFailed);
+        }
+        state
+            .send_logs
+            .insert(request.phone_number.clone(), log.clone());
+        state
+            .otps
+            .insert(request.phone_number.clone(), request.clone());
+        Ok(())
+    }
+
+    async fn otp_and_account(
+        &self,
+        phone_number: &str,
+    ) -> StoreResult<(Option<OtpRequest>, Option<Account>)> {
+        let state = self.lock();
+        Ok((
+            state.otps.get(phone_number).cloned(),
+            state.accounts_by_phone.get(phone_number).cloned(),
+        ))
+    }
+
+    async fn record_failed_attempt(
+        &self,
+        phone_number: &str,
+        request_id: &str,
+        max_attempts: u32,
+    ) -> StoreResult<u32> {
+        let mut state = self.lock();
+        match state.otps.get_mut(phone_number) {
+            Some(otp)
+                if otp.request_id == request_id && !otp.used && otp.attempts < max_attempts =>
+            {
+                otp.attempts += 1;
+                Ok(otp.attempts)
+            }
+            _ => Err(StoreError::ConditionFailed),
+        }
+    }
+
+    async fn consume_otp(
+        &self,
+        phone_number: &str,
+        request_id: &str,
+        max_attempts: u32,
+        session: &Session,
+    ) -> StoreResult<()> {
+        let mut state = self.lock();
+        match state.otps.get_mut(phone_number) {
+            Some(otp)
+                if otp.request_id == request_id && !otp.used && otp.attempts < max_attempts =>
+            {
+                otp.used = true;
+            }
+            _ => return Err(StoreError::ConditionFailed),
+        }
+        state
+            .sessions
+            .insert(session.token_hash.clone(), session.clone());
+        state
+            .account_sessions
+            .entry(session.account_id)
+            .or_default()
+            .insert(session.token_hash.clone());
+        Ok(())
+    }
+
+    async fn delete_session(&self, session: &Session) -> StoreResult<()> {
+        let mut state = self.lock();
+        state.sessions.remove(&session.token_hash);
+        if let Some(hashes) = state.account_sessions.get_mut(&session.account_id) {
+            hashes.remove(&session.token_hash);
+        }
+        Ok(())
+    }
+
+    async fn delete_all_sessions(&self, account_id: i32) -> StoreResult<usize> {
+        let mut state = self.lock();
+        let hashes = state
+            .account_sessions
+            .remove(&account_id)
+            .unwrap_or_default();
+        for hash in &hashes {
+            state.sessions.remove(hash);
+        }
+        Ok(hashes.len())
+    }
+}
+
+#[async_trait]
+impl PhoneCallReader for MemoryStore {
+    async fn call_with_connected(&self, call_id: i32) -> StoreResult<Option<Vec<PhoneCall>>> {
+        let state = self.lock();
+        let with_transcript = |call: &PhoneCall| PhoneCall {
+            transcript: Some(state.lines.get(&call.id).cloned().unwrap_or_default()),
+            ..call.clone()
+        };
+        let Some(root) = state.calls.get(&call_id) else {
+            return Ok(None);
+        };
+        let connected = state
+            .calls
+            .values()
+            .filter(|call| call.connected_to == Some(call_id))
+            .map(with_transcript)
+            .collect();
+        Ok(Some(order_thread(with_transcript(root), connected)))
+    }
+
+    async fn call_requests(
+        &self,
+        call_id: i32,
+    ) -> StoreResult<Option<(PhoneCall, Vec<ClientRequest>)>> {
+        let state = self.lock();
+        Ok(state.calls.get(&call_id).map(|call| {
+            let mut requests = state.requests.get(&call_id).cloned().unwrap_or_default();
+            requests.sort_by_key(|request| request.id);
+            (call.clone(), requests)
+        }))
+    }
+}
+
+#[async_trait]
+impl SeedWriter for MemoryStore {
+    async fn write_seed(&self, seed: &Seed) -> StoreResult<()> {
+        let mut state = self.lock();
+        for portal in &seed.portals {
+            state.portals.insert(portal.id, portal.clone());
+        }
+        for account in &seed.accounts {
+            state
+                .accounts_by_phone
+                .insert(account.phone_number.clone(), account.clone());
+        }
+        for client in &seed.clients {
+            state.clients.insert(client.id, client.clone());
+        }
+        for call in &seed.phone_calls {
+            let lines = call.transcript.clone().unwrap_or_default();
+            state.lines.insert(call.id, lines);
+            state.calls.insert(
+                call.id,
+                PhoneCall {
+                    transcript: None,
+                    ..call.clone()
+                },
+            );
+        }
+        for request in &seed.client_requests {
+            state
+                .requests
+                .entry(request.phone_call_id)
+                .or_default()
+                .push(request.clone());
+        }
+        for detail in &seed.contact_details {
+            state.contact_details.insert(detail.id, detail.clone());
+        }
+        for questionnaire in &seed.questionnaires {
+            state
+                .questionnaires
+                .insert(questionnaire.id, questionnaire.clone());
+        }
+        for (kind, top) in seed.counter_floors() {
+            let counter = state.counters.entry(kind).or_insert(0);
+            *counter = (*counter).max(top);
+        }
+        Ok(())
+    }
+}

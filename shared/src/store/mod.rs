@@ -1,0 +1,141 @@
+//! Store traits, one per consumer, with a DynamoDB and an in-memory implementation that keep the
+//! same semantics (conditional writes, all-or-nothing transactions, expiry checked on read).
+
+pub mod dynamo;
+pub mod memory;
+pub mod schema;
+
+use async_trait::async_trait;
+
+use crate::fixture::Seed;
+use crate::records::{Account, ClientRequest, PhoneCall, Timestamp};
+
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A conditional write found the item in another state than expected.
+    #[error("conditional write failed")]
+    ConditionFailed,
+    #[error("request throttled")]
+    Throttled(#[source] BoxError),
+    #[error("store unavailable")]
+    Unavailable(#[source] BoxError),
+    #[error("stored item is malformed: {0}")]
+    Corrupt(String),
+    #[error("store request failed")]
+    Backend(#[source] BoxError),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A login session. Only the SHA-256 of the bearer token is ever stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    pub token_hash: String,
+    pub account_id: i32,
+    pub portal_id: i32,
+    pub created_at: Timestamp,
+    pub last_seen_at: Timestamp,
+    pub expires_at: Timestamp,
+}
+
+/// An issued one-time password, keyed by the phone number it was sent to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OtpRequest {
+    pub phone_number: String,
+    pub request_id: String,
+    pub code_hash: String,
+    pub expires_at: Timestamp,
+    pub attempts: u32,
+    pub used: bool,
+}
+
+/// When OTPs were last sent to one number, with the version that guards its update.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SendLog {
+    pub sent_at: Vec<Timestamp>,
+    pub version: u64,
+}
+
+/// What every authenticated function needs: read a session, and keep its idle clock fresh.
+#[async_trait]
+pub trait SessionReader: Send + Sync + 'static {
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>>;
+    /// Moves `lastSeenAt`; a session deleted meanwhile stays deleted.
+    async fn touch_session(&self, token_hash: &str, at: Timestamp) -> StoreResult<()>;
+}
+
+/// The authentication function's writes to the auth table.
+#[async_trait]
+pub trait AuthStore: SessionReader {
+    /// The account owning `phone_number` (if any) and its OTP send log, in one read.
+    async fn otp_context(&self, phone_number: &str) -> StoreResult<(Option<Account>, SendLog)>;
+    /// Replaces the number's OTP request and send log together; `ConditionFailed` when the log
+    /// changed since it was read (a concurrent request).
+    async fn save_otp(
+        &self,
+        request: &OtpRequest,
+        log: &SendLog,
+        read_version: u64,
+    ) -> StoreResult<()>;
+    /// The pending OTP request and the account of a number, in one read.
+    async fn otp_and_account(
+        &self,
+        phone_number: &str,
+    ) -> StoreResult<(Option<OtpRequest>, Option<Account>)>;
+    /// Counts a wrong code against the request and returns the new count; `ConditionFailed`
+    /// when the request was replaced, used or already killed.
+    async fn record_failed_attempt(
+        &self,
+        phone_number: &str,
+        request_id: &str,
+        max_attempts: u32,
+    ) -> StoreResult<u32>;
+    /// Marks the request used and creates the session, atomically; `ConditionFailed` when the
+    /// request was used, replaced or killed meanwhile, so one code yields at most one session.
+    async fn consume_otp(
+        &self,
+        phone_number: &str,
+        request_id: &str,
+        max_attempts: u32,
+        session: &Session,
+    ) -> StoreResult<()>;
+    async fn delete_session(&self, session: &Session) -> StoreResult<()>;
+    /// Deletes every session of the account and returns how many there were.
+    async fn delete_all_sessions(&self, account_id: i32) -> StoreResult<usize>;
+}
+
+/// The phone-calls function's reads.
+#[async_trait]
+pub trait PhoneCallReader: Send + Sync + 'static {
+    /// The call with its transcript, then the calls connected to it (each with transcript),
+    /// in the order the interface gives; `None` when the call does not exist.
+    async fn call_with_connected(&self, call_id: i32) -> StoreResult<Option<Vec<PhoneCall>>>;
+    /// The call (without transcript) and its client requests by id.
+    async fn call_requests(
+        &self,
+        call_id: i32,
+    ) -> StoreResult<Option<(PhoneCall, Vec<ClientRequest>)>>;
+}
+
+/// Loads a validated fixture; counters continue above the ids it holds.
+#[async_trait]
+pub trait SeedWriter: Send + Sync + 'static {
+    async fn write_seed(&self, seed: &Seed) -> StoreResult<()>;
+}
+
+/// Sorting shared by both stores: transcript by `createdAt` then `id`; connected calls by
+/// `startDate` then `id`, after the call itself.
+pub(crate) fn order_thread(root: PhoneCall, mut connected: Vec<PhoneCall>) -> Vec<PhoneCall> {
+    connected.sort_by(|a, b| (a.start_date, a.id).cmp(&(b.start_date, b.id)));
+    let mut thread = Vec::with_capacity(connected.len() + 1);
+    thread.push(root);
+    thread.extend(connected);
+    for call in &mut thread {
+        if let Some(lines) = call.transcript.as_mut() {
+            lines.sort_by(|a, b| (a.created_at, a.id).cmp(&(b.created_at, b.id)));
+        }
+    }
+    thread
+}
