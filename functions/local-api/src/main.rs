@@ -1,1 +1,91 @@
-fn main() {}
+//! `local-api [--port N] [--seed FILE] [--dynamodb]`: the whole API on 127.0.0.1.
+
+use std::sync::Arc;
+
+use local_api::{DEMO_FIXTURE, LocalApi, Store};
+use shared::clock::SystemClock;
+use shared::config::Tables;
+use shared::fixture::Seed;
+use shared::phone::DefaultRegion;
+use shared::store::dynamo::DynamoStore;
+use shared::store::memory::MemoryStore;
+use shared::store::{BoxError, schema};
+
+struct Args {
+    port: u16,
+    seed: Option<String>,
+    dynamodb: bool,
+}
+
+const USAGE: &str = "usage: local-api [--port N] [--seed FILE] [--dynamodb]";
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        port: 3000,
+        seed: None,
+        dynamodb: false,
+    };
+    let mut words = std::env::args().skip(1);
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "--port" => {
+                let value = words.next().ok_or("--port needs a number")?;
+                args.port = value.parse().map_err(|_| format!("bad port {value:?}"))?;
+            }
+            "--seed" => args.seed = Some(words.next().ok_or("--seed needs a file")?),
+            "--dynamodb" => args.dynamodb = true,
+            "-h" | "--help" => return Err(USAGE.into()),
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    Ok(args)
+}
+
+fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default.into())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), BoxError> {
+    shared::runtime::init_tracing();
+    let args = parse_args()?;
+    let region: DefaultRegion = env_or("PHONE_DEFAULT_REGION", "SE").parse()?;
+    let store: Arc<dyn Store> = if args.dynamodb {
+        let sdk = shared::runtime::aws_config().await;
+        let tables = Tables {
+            data: env_or("DATA_TABLE", "call-handling-data"),
+            auth: env_or("AUTH_TABLE", "call-handling-auth"),
+        };
+        let client = aws_sdk_dynamodb::Client::new(&sdk);
+        schema::create_tables(&client, &tables).await?;
+        Arc::new(DynamoStore::new(client, tables))
+    } else {
+        Arc::new(MemoryStore::new())
+    };
+    let fixture = match &args.seed {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?,
+        None => DEMO_FIXTURE.to_string(),
+    };
+    let seed = Seed::load(&fixture, region, store.as_ref()).await?;
+    let api = LocalApi::new(store, Arc::new(SystemClock), region);
+
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    println!("call-handling local API on http://{address}");
+    println!("accounts (log in with POST /authentication/request-otp, code in GET /_dev/outbox):");
+    for account in &seed.accounts {
+        println!(
+            "  {}  {}  portal {}",
+            account.phone_number, account.name, account.portal_id
+        );
+    }
+    axum::serve(listener, api.router())
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}

@@ -1,1 +1,9 @@
-fn main() {}
+//! Lambda entry point of the phone-calls function.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::runtime::init_tracing();
+    let platform = shared::runtime::Platform::from_env().await?;
+    let state = phone_calls::PhoneCallsState::for_lambda(&platform);
+    lambda_http::run(phone_calls::router(state)).await
+}

@@ -575,12 +575,12 @@ impl AuthStore for DynamoStore {
         .await
     }
 
-    async fn delete_session(&self, session: &Session) -> StoreResult<()> {
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
         // The hash left in the account's list is harmless: logout of all deletes it again.
         self.client
             .delete_item()
             .table_name(&self.tables.auth)
-            .set_key(Some(key(format!("SESSION#{}", session.token_hash), None)))
+            .set_key(Some(key(format!("SESSION#{token_hash}"), None)))
             .send()
             .await
             .map_err(classify)?;

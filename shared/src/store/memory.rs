@@ -164,11 +164,12 @@ impl AuthStore for MemoryStore {
         Ok(())
     }
 
-    async fn delete_session(&self, session: &Session) -> StoreResult<()> {
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
         let mut state = self.lock();
-        state.sessions.remove(&session.token_hash);
-        if let Some(hashes) = state.account_sessions.get_mut(&session.account_id) {
-            hashes.remove(&session.token_hash);
+        if let Some(session) = state.sessions.remove(token_hash)
+            && let Some(hashes) = state.account_sessions.get_mut(&session.account_id)
+        {
+            hashes.remove(token_hash);
         }
         Ok(())
     }

@@ -101,7 +101,7 @@ pub trait AuthStore: SessionReader {
         max_attempts: u32,
         session: &Session,
     ) -> StoreResult<()>;
-    async fn delete_session(&self, session: &Session) -> StoreResult<()>;
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()>;
     /// Deletes every session of the account and returns how many there were.
     async fn delete_all_sessions(&self, account_id: i32) -> StoreResult<usize>;
 }

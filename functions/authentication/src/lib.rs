@@ -1,0 +1,261 @@
+//! The authentication endpoints: request an OTP, exchange it for a session, log out.
+
+use std::sync::Arc;
+
+use axum::extract::{FromRef, State};
+use axum::routing::post;
+use axum::{Router, http::StatusCode};
+use chrono::Duration;
+use serde::{Deserialize, Serialize};
+
+use shared::auth::{self, Authenticator, Caller};
+use shared::clock::Clock;
+use shared::config::{AuthRules, secret_source};
+use shared::error::ApiError;
+use shared::extract::{Json, JsonResponse};
+use shared::notify::{SmsSender, SnsSms};
+use shared::phone::{self, DefaultRegion};
+use shared::records::{Account, Timestamp};
+use shared::runtime::Platform;
+use shared::store::{AuthStore, BoxError, OtpRequest, SendLog, Session, StoreError};
+
+#[derive(Clone)]
+pub struct AuthState {
+    pub store: Arc<dyn AuthStore>,
+    pub sms: Arc<dyn SmsSender>,
+    pub clock: Arc<dyn Clock>,
+    pub rules: AuthRules,
+    pub region: DefaultRegion,
+    /// Key of the HMAC under which OTP codes are stored.
+    pub otp_key: Arc<[u8]>,
+}
+
+impl AuthState {
+    /// Wiring on Lambda: the OTP key from Secrets Manager (or `OTP_HASH_KEY`), SMS via SNS.
+    pub async fn for_lambda(platform: &Platform) -> Result<Self, BoxError> {
+        let key = secret_source(
+            |name| std::env::var(name).ok(),
+            "OTP_HASH_KEY",
+            "OTP_HASH_KEY_SECRET_ARN",
+        )?
+        .resolve(&platform.sdk)
+        .await?;
+        Ok(Self {
+            store: platform.store.clone(),
+            sms: Arc::new(SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk))),
+            clock: platform.authenticator.clock.clone(),
+            rules: platform.config.auth.clone(),
+            region: platform.config.region,
+            otp_key: key.into_bytes().into(),
+        })
+    }
+}
+
+impl FromRef<AuthState> for Authenticator {
+    fn from_ref(state: &AuthState) -> Self {
+        Authenticator {
+            sessions: state.store.clone(),
+            clock: state.clock.clone(),
+            rules: state.rules.clone(),
+        }
+    }
+}
+
+/// The function's Lambda router: its routes plus the shared layers.
+pub fn router(state: AuthState) -> Router {
+    shared::runtime::finish(routes(state))
+}
+
+/// The bare routes, for `local-api` to merge with the other functions'.
+pub fn routes(state: AuthState) -> Router {
+    Router::new()
+        .route("/authentication/request-otp", post(request_otp))
+        .route("/authentication/validate-otp", post(validate_otp))
+        .route("/authentication/logout", post(logout))
+        .with_state(state)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RequestOtpBody {
+    pub phone_number: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OtpIssued {
+    pub request_id: String,
+    pub expires_at: Timestamp,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ValidateOtpBody {
+    pub phone_number: String,
+    pub request_id: String,
+    pub otp: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionIssued {
+    pub token: String,
+    pub token_type: String,
+    pub expires_at: Timestamp,
+    pub account: Account,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LogoutBody {
+    #[serde(default)]
+    pub all: bool,
+}
+
+fn e164(raw: &str, region: DefaultRegion) -> Result<String, ApiError> {
+    phone::normalise(raw, region).map_err(|reason| ApiError::field("phoneNumber", reason))
+}
+
+/// Concurrent requests for one number race on the send log's version; a loser re-reads.
+const SAVE_ATTEMPTS: usize = 3;
+
+async fn request_otp(
+    State(state): State<AuthState>,
+    Json(body): Json<RequestOtpBody>,
+) -> Result<JsonResponse<OtpIssued>, ApiError> {
+    let phone = e164(&body.phone_number, state.region)?;
+    let window = Duration::hours(1);
+    for _ in 0..SAVE_ATTEMPTS {
+        let (account, log) = state.store.otp_context(&phone).await?;
+        let now = state.clock.now();
+        let mut recent: Vec<Timestamp> = log
+            .sent_at
+            .into_iter()
+            .filter(|at| *at > now - window)
+            .collect();
+        recent.sort();
+        if recent.len() >= state.rules.otp_max_sends_per_hour {
+            let free_at = recent[recent.len() - state.rules.otp_max_sends_per_hour] + window;
+            return Err(ApiError::TooManyRequests {
+                detail: "Too many codes were requested for this number; try again later.".into(),
+                retry_after_secs: (free_at - now).num_seconds().max(1) as u64,
+            });
+        }
+        let code = auth::new_otp_code();
+        let request_id = auth::new_request_id();
+        let request = OtpRequest {
+            code_hash: auth::otp_hash(&state.otp_key, &request_id, &phone, &code),
+            phone_number: phone.clone(),
+            request_id,
+            expires_at: now + state.rules.otp_lifetime,
+            attempts: 0,
+            used: false,
+        };
+        recent.push(now);
+        let next_log = SendLog {
+            sent_at: recent,
+            version: log.version + 1,
+        };
+        match state.store.save_otp(&request, &next_log, log.version).await {
+            Ok(()) => {}
+            Err(StoreError::ConditionFailed) => continue,
+            Err(other) => return Err(other.into()),
+        }
+        // Only a number with an account gets a message; the answer is the same either way.
+        if account.is_some() {
+            let minutes = state.rules.otp_lifetime.num_minutes();
+            let text = format!("Your login code is {code}. It is valid for {minutes} minutes.");
+            if let Err(error) = state.sms.send_sms(&phone, &text).await {
+                tracing::error!(error = %error, "OTP SMS could not be sent");
+            }
+        }
+        return Ok(JsonResponse::ok(OtpIssued {
+            request_id: request.request_id,
+            expires_at: request.expires_at,
+        })
+        .with_status(StatusCode::ACCEPTED));
+    }
+    Err(ApiError::TooManyRequests {
+        detail: "Codes for this number are being requested concurrently.".into(),
+        retry_after_secs: 1,
+    })
+}
+
+async fn validate_otp(
+    State(state): State<AuthState>,
+    Json(body): Json<ValidateOtpBody>,
+) -> Result<JsonResponse<SessionIssued>, ApiError> {
+    let phone = e164(&body.phone_number, state.region)?;
+    if body.otp.len() != 6 || !body.otp.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::field("otp", "must be the 6 digits of the code"));
+    }
+    if body.request_id.is_empty() || body.request_id.len() > 64 {
+        return Err(ApiError::field(
+            "requestId",
+            "must be the requestId of request-otp",
+        ));
+    }
+    let (otp, account) = state.store.otp_and_account(&phone).await?;
+    let otp = otp
+        .filter(|otp| otp.request_id == body.request_id)
+        .ok_or(ApiError::Unauthorized)?;
+    let max = state.rules.otp_max_attempts;
+    if otp.attempts >= max {
+        return Err(ApiError::TooManyRequests {
+            detail: "Too many wrong codes for this request; request a new code.".into(),
+            retry_after_secs: 1,
+        });
+    }
+    let now = state.clock.now();
+    if otp.used || now >= otp.expires_at {
+        return Err(ApiError::Unauthorized);
+    }
+    let presented = auth::otp_hash(&state.otp_key, &otp.request_id, &phone, &body.otp);
+    if !auth::constant_time_eq(&presented, &otp.code_hash) {
+        match state
+            .store
+            .record_failed_attempt(&phone, &otp.request_id, max)
+            .await
+        {
+            Ok(_) | Err(StoreError::ConditionFailed) => return Err(ApiError::Unauthorized),
+            Err(other) => return Err(other.into()),
+        }
+    }
+    let account = account.ok_or(ApiError::Unauthorized)?;
+    let token = auth::new_session_token();
+    let session = Session {
+        token_hash: auth::token_hash(&token),
+        account_id: account.id,
+        portal_id: account.portal_id,
+        created_at: now,
+        last_seen_at: now,
+        expires_at: now + state.rules.session_absolute,
+    };
+    match state
+        .store
+        .consume_otp(&phone, &otp.request_id, max, &session)
+        .await
+    {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => return Err(ApiError::Unauthorized),
+        Err(other) => return Err(other.into()),
+    }
+    Ok(JsonResponse::ok(SessionIssued {
+        token,
+        token_type: "Bearer".into(),
+        expires_at: session.expires_at,
+        account,
+    }))
+}
+
+async fn logout(
+    State(state): State<AuthState>,
+    caller: Caller,
+    Json(body): Json<LogoutBody>,
+) -> Result<StatusCode, ApiError> {
+    state.store.delete_session(&caller.token_hash).await?;
+    if body.all {
+        state.store.delete_all_sessions(caller.account_id).await?;
+    }
+    Ok(StatusCode::NO_CONTENT)
+}

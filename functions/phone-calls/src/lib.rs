@@ -1,0 +1,92 @@
+//! The phone-call endpoints: a call with its transcript and connected calls, and the client
+//! requests raised in a call, both limited to the caller's portal.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{FromRef, State};
+use axum::routing::get;
+use http::HeaderMap;
+
+use shared::auth::{Authenticator, Caller};
+use shared::error::ApiError;
+use shared::extract::{JsonFlavour, JsonResponse, PathId};
+use shared::records::{ClientRequest, PhoneCall};
+use shared::runtime::Platform;
+use shared::store::PhoneCallReader;
+
+#[derive(Clone)]
+pub struct PhoneCallsState {
+    pub calls: Arc<dyn PhoneCallReader>,
+    pub authenticator: Authenticator,
+}
+
+impl PhoneCallsState {
+    pub fn for_lambda(platform: &Platform) -> Self {
+        Self {
+            calls: platform.store.clone(),
+            authenticator: platform.authenticator.clone(),
+        }
+    }
+}
+
+impl FromRef<PhoneCallsState> for Authenticator {
+    fn from_ref(state: &PhoneCallsState) -> Self {
+        state.authenticator.clone()
+    }
+}
+
+/// The function's Lambda router: its routes plus the shared layers.
+pub fn router(state: PhoneCallsState) -> Router {
+    shared::runtime::finish(routes(state))
+}
+
+/// The bare routes, for `local-api` to merge with the other functions'.
+pub fn routes(state: PhoneCallsState) -> Router {
+    Router::new()
+        .route("/phone-calls/{id}", get(get_call))
+        .route("/phone-calls/{id}/requests", get(get_requests))
+        .with_state(state)
+}
+
+/// The call first, then the calls connected to it, each with its transcript. A call of another
+/// portal answers exactly like a missing one; connected calls of another portal are left out.
+async fn get_call(
+    State(state): State<PhoneCallsState>,
+    caller: Caller,
+    PathId(id): PathId,
+    headers: HeaderMap,
+) -> Result<JsonResponse<Vec<PhoneCall>>, ApiError> {
+    let flavour = JsonFlavour::negotiate(&headers)?;
+    let thread = state
+        .calls
+        .call_with_connected(id)
+        .await?
+        .filter(|thread| thread[0].portal_id == caller.portal_id)
+        .ok_or(ApiError::NotFound("phone call"))?;
+    let visible = thread
+        .into_iter()
+        .filter(|call| call.portal_id == caller.portal_id)
+        .collect();
+    Ok(JsonResponse::ok(visible).negotiated(flavour))
+}
+
+async fn get_requests(
+    State(state): State<PhoneCallsState>,
+    caller: Caller,
+    PathId(id): PathId,
+    headers: HeaderMap,
+) -> Result<JsonResponse<Vec<ClientRequest>>, ApiError> {
+    let flavour = JsonFlavour::negotiate(&headers)?;
+    let (_, requests) = state
+        .calls
+        .call_requests(id)
+        .await?
+        .filter(|(call, _)| call.portal_id == caller.portal_id)
+        .ok_or(ApiError::NotFound("phone call"))?;
+    let visible = requests
+        .into_iter()
+        .filter(|request| request.portal_id == caller.portal_id)
+        .collect();
+    Ok(JsonResponse::ok(visible).negotiated(flavour))
+}
