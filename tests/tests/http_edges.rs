@@ -1,0 +1,94 @@
+//! Body, content-type and routing edges shared by every endpoint, on both stores.
+
+use http::StatusCode;
+use integration_tests::{Backend, on_both_stores, spawn_app};
+
+const PATH: &str = "/authentication/request-otp";
+
+async fn json_media_types_are_accepted_and_others_get_415(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let body = br#"{"phoneNumber":"+46701000001"}"#.to_vec();
+    for accepted in [
+        "application/json",
+        "application/json; charset=utf-8",
+        "text/json",
+        "application/merge-patch+json",
+    ] {
+        let answer = app.post_raw(PATH, None, accepted, body.clone()).await;
+        assert_eq!(answer.status, StatusCode::ACCEPTED, "{accepted}");
+        app.clock.advance(chrono::Duration::hours(1));
+    }
+    for refused in [
+        "text/plain",
+        "application/xml",
+        "multipart/form-data",
+        "json",
+        "",
+    ] {
+        let answer = app.post_raw(PATH, None, refused, body.clone()).await;
+        answer.problem(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    }
+}
+
+async fn bodies_over_256_kib_get_413(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let padding = "x".repeat(256 * 1024);
+    let body = format!(r#"{{"phoneNumber":"{padding}"}}"#).into_bytes();
+    let answer = app.post_raw(PATH, None, "application/json", body).await;
+    answer.problem(StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+async fn malformed_json_wrong_types_and_unknown_fields_get_400_with_the_field(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let cases: [(&[u8], &str); 7] = [
+        (b"{\"phoneNumber\":", "phoneNumber"),
+        (b"not json", "$"),
+        (b"{\"phoneNumber\":\"+46701000001\"} trailing", "$"),
+        (b"{\"phoneNumber\":5}", "phoneNumber"),
+        (
+            b"{\"phoneNumber\":\"+46701000001\",\"admin\":true}",
+            "admin",
+        ),
+        (b"{}", "$"),
+        (b"{\"phoneNumber\":\"\xff\xfe\"}", "phoneNumber"),
+    ];
+    for (body, field) in cases {
+        let answer = app
+            .post_raw(PATH, None, "application/json", body.to_vec())
+            .await;
+        let problem = answer.problem(StatusCode::BAD_REQUEST);
+        let errors = problem["errors"].as_object().unwrap();
+        assert!(
+            errors.keys().any(|k| k.contains(field)),
+            "{}: {problem}",
+            String::from_utf8_lossy(body)
+        );
+    }
+    let not_a_number = app
+        .post_raw(
+            PATH,
+            None,
+            "application/json",
+            br#"{"phoneNumber":"hello"}"#.to_vec(),
+        )
+        .await
+        .problem(StatusCode::BAD_REQUEST);
+    assert!(not_a_number["errors"]["phoneNumber"].is_array());
+}
+
+async fn unknown_routes_and_methods_answer_with_problems(backend: Backend) {
+    let app = spawn_app(backend).await;
+    app.get("/no-such-thing", None)
+        .await
+        .problem(StatusCode::NOT_FOUND);
+    app.get(PATH, None)
+        .await
+        .problem(StatusCode::METHOD_NOT_ALLOWED);
+}
+
+on_both_stores!(
+    json_media_types_are_accepted_and_others_get_415,
+    bodies_over_256_kib_get_413,
+    malformed_json_wrong_types_and_unknown_fields_get_400_with_the_field,
+    unknown_routes_and_methods_answer_with_problems,
+);
