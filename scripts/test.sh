@@ -26,4 +26,10 @@ for _ in $(seq 1 100); do
 done
 
 echo "== cargo test (in-memory store and DynamoDB on moto at :$port)"
-MOTO_ENDPOINT="http://127.0.0.1:$port" cargo test --workspace --no-fail-fast
+status=0
+MOTO_ENDPOINT="http://127.0.0.1:$port" cargo test --workspace --no-fail-fast 2>&1 \
+  | tee target/test-output.log || status=$?
+# One closing line for the whole run, summed over every test binary.
+awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' \
+  target/test-output.log
+exit "$status"

@@ -256,3 +256,64 @@ pub struct Account {
     pub phone_number: String,
     pub portal_id: i32,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::decode_json;
+
+    #[test]
+    fn a_phone_call_serialises_all_twenty_fields_with_nulls() {
+        let call = PhoneCall {
+            id: 1,
+            ..Default::default()
+        };
+        let json = serde_json::to_value(&call).unwrap();
+        let object = json.as_object().unwrap();
+        assert_eq!(object.len(), 20);
+        assert_eq!(object["endDate"], serde_json::Value::Null);
+        assert_eq!(object["transcript"], serde_json::Value::Null);
+        assert_eq!(object["startDate"], "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn unknown_properties_on_a_phone_call_or_line_are_rejected_with_their_path() {
+        let error = decode_json::<PhoneCall>(br#"{"id":1,"isAdmin":true}"#).unwrap_err();
+        let text = format!("{error:?}");
+        assert!(text.contains("isAdmin"), "{text}");
+        let error = decode_json::<PhoneCall>(
+            br#"{"id":1,"transcript":[{"id":1,"createdAt":"2026-01-01T00:00:00Z","extra":1}]}"#,
+        )
+        .unwrap_err();
+        let ApiError::Validation { errors, .. } = error else {
+            panic!("validation error expected");
+        };
+        assert!(
+            errors.keys().any(|k| k.starts_with("transcript[0]")),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn timestamps_with_offsets_are_read_as_utc_and_written_with_z() {
+        let line: TranscriptLine =
+            decode_json(br#"{"id":1,"createdAt":"2026-03-01T10:00:00+02:00","category":1}"#)
+                .unwrap();
+        let json = serde_json::to_value(&line).unwrap();
+        assert_eq!(json["createdAt"], "2026-03-01T08:00:00Z");
+        assert_eq!(json["category"], 1);
+    }
+
+    #[test]
+    fn transcript_categories_other_than_0_1_2_are_rejected() {
+        assert!(decode_json::<TranscriptLine>(br#"{"id":1,"category":3}"#).is_err());
+        assert!(decode_json::<TranscriptLine>(br#"{"id":1,"category":"1"}"#).is_err());
+    }
+
+    #[test]
+    fn ids_beyond_int32_are_rejected() {
+        assert!(decode_json::<PhoneCall>(br#"{"id":2147483648}"#).is_err());
+    }
+
+    use crate::error::ApiError;
+}

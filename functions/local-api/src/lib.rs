@@ -45,24 +45,36 @@ impl LocalApi {
         }
     }
 
-    pub fn router(&self) -> Router {
-        let authenticator = Authenticator {
+    pub fn authenticator(&self) -> Authenticator {
+        Authenticator {
             sessions: self.store.clone(),
             clock: self.clock.clone(),
             rules: self.rules.clone(),
-        };
-        let auth = authentication::routes(authentication::AuthState {
+        }
+    }
+
+    pub fn auth_state(&self) -> authentication::AuthState {
+        authentication::AuthState {
             store: self.store.clone(),
             sms: Arc::new(self.outbox.clone()),
             clock: self.clock.clone(),
             rules: self.rules.clone(),
             region: self.region,
             otp_key: self.otp_key.clone(),
-        });
-        let calls = phone_calls::routes(phone_calls::PhoneCallsState {
+        }
+    }
+
+    pub fn phone_calls_state(&self) -> phone_calls::PhoneCallsState {
+        phone_calls::PhoneCallsState {
             calls: self.store.clone(),
-            authenticator,
-        });
+            authenticator: self.authenticator(),
+        }
+    }
+
+    /// Every function's routes on one router, plus `/_dev/outbox`.
+    pub fn router(&self) -> Router {
+        let auth = authentication::routes(self.auth_state());
+        let calls = phone_calls::routes(self.phone_calls_state());
         let outbox = self.outbox.clone();
         let dev = Router::new().route(
             "/_dev/outbox",

@@ -128,13 +128,13 @@ pub trait SeedWriter: Send + Sync + 'static {
 /// Sorting shared by both stores: transcript by `createdAt` then `id`; connected calls by
 /// `startDate` then `id`, after the call itself.
 pub(crate) fn order_thread(root: PhoneCall, mut connected: Vec<PhoneCall>) -> Vec<PhoneCall> {
-    connected.sort_by(|a, b| (a.start_date, a.id).cmp(&(b.start_date, b.id)));
+    connected.sort_by_key(|call| (call.start_date, call.id));
     let mut thread = Vec::with_capacity(connected.len() + 1);
     thread.push(root);
     thread.extend(connected);
     for call in &mut thread {
         if let Some(lines) = call.transcript.as_mut() {
-            lines.sort_by(|a, b| (a.created_at, a.id).cmp(&(b.created_at, b.id)));
+            lines.sort_by_key(|line| (line.created_at, line.id));
         }
     }
     thread

@@ -1,0 +1,64 @@
+//! Every sample event in `events/` goes through its own function's router as API Gateway
+//! delivers it (lambda_http's HTTP API v2 decoding), and gets the answer its route gives.
+
+use axum::Router;
+use http::StatusCode;
+use integration_tests::{Backend, spawn_app};
+use tower::ServiceExt;
+
+fn event(name: &str) -> String {
+    let path = format!("{}/../events/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+async fn invoke(router: Router, name: &str, token: &str) -> (StatusCode, http::HeaderMap) {
+    let text = event(name).replace("REPLACE_WITH_A_SESSION_TOKEN", token);
+    let request = lambda_http::request::from_str(&text).expect("a valid API Gateway v2 event");
+    let request = request.map(|body| axum::body::Body::from(body.to_vec()));
+    let response = router.oneshot(request).await.unwrap();
+    (response.status(), response.headers().clone())
+}
+
+#[tokio::test]
+async fn every_sample_event_is_answered_by_its_functions_router() {
+    let app = spawn_app(Backend::Memory).await;
+    let token = app.login("+46701000001").await;
+    let auth = || authentication::router(app.api.auth_state());
+    let calls = || phone_calls::router(app.api.phone_calls_state());
+    let cases = [
+        ("authentication-request-otp", auth(), StatusCode::ACCEPTED),
+        (
+            "authentication-validate-otp",
+            auth(),
+            StatusCode::UNAUTHORIZED,
+        ),
+        ("phone-calls-get", calls(), StatusCode::OK),
+        ("phone-calls-requests", calls(), StatusCode::OK),
+        ("authentication-logout", auth(), StatusCode::NO_CONTENT),
+    ];
+    let dir = format!("{}/../events", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".json")
+                .to_string()
+        })
+        .collect();
+    files.sort();
+    let mut named: Vec<String> = cases.iter().map(|(name, ..)| name.to_string()).collect();
+    named.sort();
+    assert_eq!(files, named, "every event file has a case here");
+    for (name, router, expected) in cases {
+        let (status, headers) = invoke(router, name, &token).await;
+        assert_eq!(status, expected, "{name}");
+        // The trace id is API Gateway's request id, so logs and problems match the access log.
+        assert_eq!(
+            headers["x-trace-id"],
+            format!("evt-{name}").as_str(),
+            "{name}"
+        );
+    }
+}
