@@ -1,0 +1,124 @@
+//! The store contract itself, on both stores: what a fixture writes reads back identically, and
+//! the edge semantics the API relies on hold on DynamoDB and in memory alike.
+
+use std::sync::Arc;
+
+use chrono::Duration;
+use integration_tests::{dynamo_client, fresh_tables, start_time};
+use local_api::{DEMO_FIXTURE, Store};
+use shared::fixture::Seed;
+use shared::records::PhoneCall;
+use shared::store::dynamo::DynamoStore;
+use shared::store::memory::MemoryStore;
+use shared::store::{Session, StoreError};
+
+async fn both_stores() -> [(&'static str, Arc<dyn Store>); 2] {
+    let client = dynamo_client(None);
+    let tables = fresh_tables(&client).await;
+    [
+        ("memory", Arc::new(MemoryStore::new())),
+        ("dynamodb", Arc::new(DynamoStore::new(client, tables))),
+    ]
+}
+
+fn session(hash: &str, account_id: i32) -> Session {
+    Session {
+        token_hash: hash.into(),
+        account_id,
+        portal_id: 1,
+        created_at: start_time(),
+        last_seen_at: start_time(),
+        expires_at: start_time() + Duration::hours(12),
+    }
+}
+
+#[tokio::test]
+async fn every_seeded_call_and_request_reads_back_the_same_from_both_stores() {
+    let seed = Seed::parse(DEMO_FIXTURE, Default::default()).unwrap();
+    let mut answers: Vec<Vec<Option<Vec<PhoneCall>>>> = Vec::new();
+    for (name, store) in both_stores().await {
+        store.write_seed(&seed).await.unwrap();
+        let mut calls = Vec::new();
+        for call in &seed.phone_calls {
+            let thread = store.call_with_connected(call.id).await.unwrap();
+            let root = &thread.as_ref().expect("seeded call is found")[0];
+            assert_eq!(root.id, call.id, "{name}");
+            let mut expected = call.clone();
+            if let Some(lines) = expected.transcript.as_mut() {
+                lines.sort_by_key(|l| (l.created_at, l.id));
+            }
+            assert_eq!(
+                root, &expected,
+                "{name}: call {} reads back as written",
+                call.id
+            );
+            let (bare, requests) = store.call_requests(call.id).await.unwrap().unwrap();
+            assert_eq!(bare.transcript, None, "{name}");
+            let mut written: Vec<_> = seed
+                .client_requests
+                .iter()
+                .filter(|r| r.phone_call_id == call.id)
+                .cloned()
+                .collect();
+            written.sort_by_key(|r| r.id);
+            assert_eq!(requests, written, "{name}");
+            calls.push(thread);
+        }
+        assert_eq!(
+            store.call_with_connected(424242).await.unwrap(),
+            None,
+            "{name}"
+        );
+        assert!(
+            store.call_requests(424242).await.unwrap().is_none(),
+            "{name}"
+        );
+        answers.push(calls);
+    }
+    assert_eq!(answers[0], answers[1], "both stores give identical threads");
+}
+
+#[tokio::test]
+async fn a_session_deleted_meanwhile_is_not_brought_back_by_a_refresh() {
+    for (name, store) in both_stores().await {
+        let seed = Seed::parse(DEMO_FIXTURE, Default::default()).unwrap();
+        store.write_seed(&seed).await.unwrap();
+        let otp = shared::store::OtpRequest {
+            phone_number: "+46701000001".into(),
+            request_id: "r1".into(),
+            code_hash: "h".into(),
+            expires_at: start_time() + Duration::minutes(10),
+            attempts: 0,
+            used: false,
+        };
+        let log = shared::store::SendLog {
+            sent_at: vec![start_time()],
+            version: 1,
+        };
+        store.save_otp(&otp, &log, 0).await.unwrap();
+        assert!(
+            matches!(
+                store.save_otp(&otp, &log, 0).await,
+                Err(StoreError::ConditionFailed)
+            ),
+            "{name}: a stale send-log version is refused"
+        );
+        store
+            .consume_otp("+46701000001", "r1", 5, &session("s1", 1))
+            .await
+            .unwrap();
+        assert!(
+            matches!(
+                store
+                    .consume_otp("+46701000001", "r1", 5, &session("s2", 1))
+                    .await,
+                Err(StoreError::ConditionFailed)
+            ),
+            "{name}: a used code creates no second session"
+        );
+        store.delete_session("s1").await.unwrap();
+        store.touch_session("s1", start_time()).await.unwrap();
+        assert_eq!(store.session("s1").await.unwrap(), None, "{name}");
+        assert_eq!(store.delete_all_sessions(77).await.unwrap(), 0, "{name}");
+    }
+}
