@@ -81,6 +81,55 @@ fn padded(id: i32) -> String {
     format!("{id:010}")
 }
 
+/// Every key this store writes, in one place, so writers and readers cannot disagree.
+mod keys {
+    use super::padded;
+
+    pub fn portal(id: i32) -> String {
+        format!("PORTAL#{id}")
+    }
+    pub fn client(id: i32) -> String {
+        format!("CLIENT#{}", padded(id))
+    }
+    pub fn contact(id: i32) -> String {
+        format!("CONTACT#{}", padded(id))
+    }
+    pub fn account(phone: &str) -> String {
+        format!("ACCOUNT#{phone}")
+    }
+    pub fn call(id: i32) -> String {
+        format!("CALL#{id}")
+    }
+    pub fn line(id: i32) -> String {
+        format!("LINE#{}", padded(id))
+    }
+    pub fn request(id: i32) -> String {
+        format!("REQ#{}", padded(id))
+    }
+    pub fn connected_to(id: i32) -> String {
+        format!("CONNECTED#{id}")
+    }
+    pub fn questionnaire(id: i32) -> String {
+        format!("QUESTIONNAIRE#{id}")
+    }
+    pub fn questionnaire_portal(id: i32, portal: i32) -> String {
+        format!("QUESTIONNAIRE#{id}#PORTAL#{portal}")
+    }
+    pub const META: &str = "META";
+    pub fn session(hash: &str) -> String {
+        format!("SESSION#{hash}")
+    }
+    pub fn account_sessions(account_id: i32) -> String {
+        format!("SESSIONS#{account_id}")
+    }
+    pub fn otp(phone: &str) -> String {
+        format!("OTP#{phone}")
+    }
+    pub fn otp_sends(phone: &str) -> String {
+        format!("OTPSENDS#{phone}")
+    }
+}
+
 /// A record as an item: its serde_dynamo attributes plus the key attributes.
 fn to_item<T: Serialize>(record: &T, keys: Item) -> StoreResult<Item> {
     let mut item: Item = serde_dynamo::to_item(record)
@@ -361,7 +410,7 @@ impl SessionReader for DynamoStore {
             .client
             .get_item()
             .table_name(&self.tables.auth)
-            .set_key(Some(key(format!("SESSION#{token_hash}"), None)))
+            .set_key(Some(key(keys::session(token_hash), None)))
             .consistent_read(true)
             .send()
             .await
@@ -386,7 +435,7 @@ impl SessionReader for DynamoStore {
             .client
             .update_item()
             .table_name(&self.tables.auth)
-            .set_key(Some(key(format!("SESSION#{token_hash}"), None)))
+            .set_key(Some(key(keys::session(token_hash), None)))
             .update_expression("SET lastSeenAt = :at")
             .condition_expression("attribute_exists(pk)")
             .expression_attribute_values(":at", s(at.to_rfc3339()))
@@ -405,8 +454,8 @@ impl AuthStore for DynamoStore {
     async fn otp_context(&self, phone_number: &str) -> StoreResult<(Option<Account>, SendLog)> {
         let (account, log) = self
             .batch_get(
-                key(format!("ACCOUNT#{phone_number}"), Some("META")),
-                key(format!("OTPSENDS#{phone_number}"), None),
+                key(keys::account(phone_number), Some(keys::META)),
+                key(keys::otp_sends(phone_number), None),
             )
             .await?;
         let log = match log {
@@ -429,7 +478,7 @@ impl AuthStore for DynamoStore {
         read_version: u64,
     ) -> StoreResult<()> {
         let phone = &request.phone_number;
-        let mut log_keys = key(format!("OTPSENDS#{phone}"), None);
+        let mut log_keys = key(keys::otp_sends(phone), None);
         log_keys.extend([ttl_attribute(
             log.sent_at
                 .iter()
@@ -455,7 +504,7 @@ impl AuthStore for DynamoStore {
                 .condition_expression("version = :v")
                 .expression_attribute_values(":v", n(read_version))
         };
-        let mut otp_keys = key(format!("OTP#{phone}"), None);
+        let mut otp_keys = key(keys::otp(phone), None);
         otp_keys.extend([ttl_attribute(
             request.expires_at + chrono::Duration::hours(1),
         )]);
@@ -482,8 +531,8 @@ impl AuthStore for DynamoStore {
     ) -> StoreResult<(Option<OtpRequest>, Option<Account>)> {
         let (account, otp) = self
             .batch_get(
-                key(format!("ACCOUNT#{phone_number}"), Some("META")),
-                key(format!("OTP#{phone_number}"), None),
+                key(keys::account(phone_number), Some(keys::META)),
+                key(keys::otp(phone_number), None),
             )
             .await?;
         Ok((
@@ -505,7 +554,7 @@ impl AuthStore for DynamoStore {
             .client
             .update_item()
             .table_name(&self.tables.auth)
-            .set_key(Some(key(format!("OTP#{phone_number}"), None)))
+            .set_key(Some(key(keys::otp(phone_number), None)))
             .update_expression("ADD attempts :one")
             .condition_expression(OTP_OPEN)
             .set_expression_attribute_values(Some(values))
@@ -532,13 +581,13 @@ impl AuthStore for DynamoStore {
         values.insert(":true".into(), AttributeValue::Bool(true));
         let mark_used = Update::builder()
             .table_name(&self.tables.auth)
-            .set_key(Some(key(format!("OTP#{phone_number}"), None)))
+            .set_key(Some(key(keys::otp(phone_number), None)))
             .update_expression("SET used = :true")
             .condition_expression(OTP_OPEN)
             .set_expression_attribute_values(Some(values))
             .build()
             .map_err(build_error)?;
-        let mut session_keys = key(format!("SESSION#{}", session.token_hash), None);
+        let mut session_keys = key(keys::session(&session.token_hash), None);
         session_keys.extend([ttl_attribute(session.expires_at)]);
         let session_item = to_item(
             &SessionItem {
@@ -559,7 +608,7 @@ impl AuthStore for DynamoStore {
         // The account's list of session hashes lives as long as its newest session.
         let index_session = Update::builder()
             .table_name(&self.tables.auth)
-            .set_key(Some(key(format!("SESSIONS#{}", session.account_id), None)))
+            .set_key(Some(key(keys::account_sessions(session.account_id), None)))
             .update_expression("ADD hashes :h, version :one SET #ttl = :ttl")
             .expression_attribute_names("#ttl", "ttl")
             .expression_attribute_values(":h", AttributeValue::Ss(vec![session.token_hash.clone()]))
@@ -580,7 +629,7 @@ impl AuthStore for DynamoStore {
         self.client
             .delete_item()
             .table_name(&self.tables.auth)
-            .set_key(Some(key(format!("SESSION#{token_hash}"), None)))
+            .set_key(Some(key(keys::session(token_hash), None)))
             .send()
             .await
             .map_err(classify)?;
@@ -588,7 +637,7 @@ impl AuthStore for DynamoStore {
     }
 
     async fn delete_all_sessions(&self, account_id: i32) -> StoreResult<usize> {
-        let index_key = key(format!("SESSIONS#{account_id}"), None);
+        let index_key = key(keys::account_sessions(account_id), None);
         for _ in 0..3 {
             let out = self
                 .client
@@ -612,7 +661,7 @@ impl AuthStore for DynamoStore {
                 .map(|hash| {
                     Delete::builder()
                         .table_name(&self.tables.auth)
-                        .set_key(Some(key(format!("SESSION#{hash}"), None)))
+                        .set_key(Some(key(keys::session(hash), None)))
                         .build()
                         .map(txn_delete)
                         .map_err(build_error)
@@ -654,12 +703,12 @@ impl PhoneCallReader for DynamoStore {
             self.query_all(
                 None,
                 "pk = :pk AND sk <= :meta",
-                vec![(":pk", s(format!("CALL#{call_id}"))), (":meta", s("META"))],
+                vec![(":pk", s(keys::call(call_id))), (":meta", s(keys::META))],
             ),
             self.query_all(
                 Some("gsi1"),
                 "gsi1pk = :c",
-                vec![(":c", s(format!("CONNECTED#{call_id}")))],
+                vec![(":c", s(keys::connected_to(call_id)))],
             ),
         )
         .await?;
@@ -667,13 +716,13 @@ impl PhoneCallReader for DynamoStore {
         let mut lines: HashMap<String, Vec<TranscriptLine>> = HashMap::new();
         for item in own.into_iter().chain(connected) {
             let pk = pk_of(&item).to_string();
-            if sk_of(&item) == "META" {
+            if sk_of(&item) == keys::META {
                 calls.insert(pk, from_item(item)?);
             } else if sk_of(&item).starts_with("LINE#") {
                 lines.entry(pk).or_default().push(from_item(item)?);
             }
         }
-        let root_pk = format!("CALL#{call_id}");
+        let root_pk = keys::call(call_id);
         let Some(root) = calls.remove(&root_pk) else {
             return Ok(None);
         };
@@ -697,13 +746,13 @@ impl PhoneCallReader for DynamoStore {
             .query_all(
                 None,
                 "pk = :pk AND sk >= :meta",
-                vec![(":pk", s(format!("CALL#{call_id}"))), (":meta", s("META"))],
+                vec![(":pk", s(keys::call(call_id))), (":meta", s(keys::META))],
             )
             .await?;
         let mut call = None;
         let mut requests = Vec::new();
         for item in items {
-            if sk_of(&item) == "META" {
+            if sk_of(&item) == keys::META {
                 call = Some(from_item::<PhoneCall>(item)?);
             } else if sk_of(&item).starts_with("REQ#") {
                 requests.push(from_item::<ClientRequest>(item)?);
@@ -728,13 +777,13 @@ fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
     for portal in &seed.portals {
         items.push(to_item(
             portal,
-            data_keys(format!("PORTAL#{}", portal.id), "META".into(), None),
+            data_keys(keys::portal(portal.id), keys::META.into(), None),
         )?);
     }
     for account in &seed.accounts {
         let keys = data_keys(
-            format!("ACCOUNT#{}", account.phone_number),
-            "META".into(),
+            keys::account(&account.phone_number),
+            keys::META.into(),
             None,
         );
         items.push(to_item(account, keys)?);
@@ -743,20 +792,20 @@ fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
     for client in &seed.clients {
         client_portal.insert(client.id, client.portal_id);
         let keys = data_keys(
-            format!("PORTAL#{}", client.portal_id),
-            format!("CLIENT#{}", padded(client.id)),
+            keys::portal(client.portal_id),
+            keys::client(client.id),
             None,
         );
         items.push(to_item(client, keys)?);
     }
     for call in &seed.phone_calls {
-        let pk = format!("CALL#{}", call.id);
+        let pk = keys::call(call.id);
         let connected = |sk: &str| {
             call.connected_to
-                .map(|to| (format!("CONNECTED#{to}"), format!("{pk}#{sk}")))
+                .map(|to| (keys::connected_to(to), format!("{pk}#{sk}")))
         };
         for line in call.transcript.iter().flatten() {
-            let sk = format!("LINE#{}", padded(line.id));
+            let sk = keys::line(line.id);
             items.push(to_item(
                 line,
                 data_keys(pk.clone(), sk.clone(), connected(&sk)),
@@ -768,31 +817,31 @@ fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
         };
         items.push(to_item(
             &bare,
-            data_keys(pk.clone(), "META".into(), connected("META")),
+            data_keys(pk.clone(), keys::META.into(), connected(keys::META)),
         )?);
     }
     for request in &seed.client_requests {
         let keys = data_keys(
-            format!("CALL#{}", request.phone_call_id),
-            format!("REQ#{}", padded(request.id)),
+            keys::call(request.phone_call_id),
+            keys::request(request.id),
             None,
         );
         items.push(to_item(request, keys)?);
     }
     for detail in &seed.contact_details {
         let keys = data_keys(
-            format!("PORTAL#{}", detail.portal_id),
-            format!("CONTACT#{}", padded(detail.id)),
+            keys::portal(detail.portal_id),
+            keys::contact(detail.id),
             None,
         );
         items.push(to_item(detail, keys)?);
     }
     for questionnaire in &seed.questionnaires {
-        let pk = format!("QUESTIONNAIRE#{}", questionnaire.id);
+        let pk = keys::questionnaire(questionnaire.id);
         let list = Some(("QUESTIONNAIRES".to_string(), padded(questionnaire.id)));
         items.push(to_item(
             &questionnaire.summary(),
-            data_keys(pk.clone(), "META".into(), list),
+            data_keys(pk.clone(), keys::META.into(), list),
         )?);
         for question in &questionnaire.questions {
             let sk = format!("QUESTION#{}", padded(question.id));
@@ -803,7 +852,7 @@ fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
             let portal = client_portal.get(&entry.client_id).copied().unwrap_or(0);
             entry_portal.insert(entry.id, portal);
             let keys = data_keys(
-                format!("{pk}#PORTAL#{portal}"),
+                keys::questionnaire_portal(questionnaire.id, portal),
                 format!("ENTRY#{}", padded(entry.id)),
                 None,
             );
@@ -815,7 +864,7 @@ fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
                 .copied()
                 .unwrap_or(0);
             let keys = data_keys(
-                format!("{pk}#PORTAL#{portal}"),
+                keys::questionnaire_portal(questionnaire.id, portal),
                 format!(
                     "ANSWER#{}#{}",
                     padded(answer.questionnaire_call_id),
