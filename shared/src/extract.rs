@@ -89,7 +89,18 @@ where
         }
         let bytes = axum::body::to_bytes(request.into_body(), LIMIT)
             .await
-            .map_err(|_| ApiError::PayloadTooLarge { limit: LIMIT })?;
+            .map_err(|error| {
+                let over_limit = std::iter::successors(
+                    Some(&error as &(dyn std::error::Error + 'static)),
+                    |e| e.source(),
+                )
+                .any(|e| e.is::<http_body_util::LengthLimitError>());
+                if over_limit {
+                    ApiError::PayloadTooLarge { limit: LIMIT }
+                } else {
+                    ApiError::BadRequest("The request body could not be read.".into())
+                }
+            })?;
         decode_json(&bytes).map(Json)
     }
 }

@@ -92,3 +92,22 @@ on_both_stores!(
     malformed_json_wrong_types_and_unknown_fields_get_400_with_the_field,
     unknown_routes_and_methods_answer_with_problems,
 );
+
+mod streamed {
+    use super::*;
+
+    /// Without a Content-Length the limit is enforced while reading, and still answers 413.
+    #[tokio::test]
+    async fn a_chunked_body_over_the_limit_gets_413() {
+        let app = spawn_app(Backend::Memory).await;
+        let chunks = (0..300).map(|_| Ok::<_, std::io::Error>(vec![b' '; 1024]));
+        let body = axum::body::Body::from_stream(futures::stream::iter(chunks));
+        let request = http::Request::post(PATH)
+            .header("content-type", "application/json")
+            .body(body)
+            .unwrap();
+        app.send(request)
+            .await
+            .problem(StatusCode::PAYLOAD_TOO_LARGE);
+    }
+}
