@@ -55,10 +55,6 @@ impl DynamoStore {
     pub fn new(client: DynamoClient, tables: Tables) -> Self {
         Self { client, tables }
     }
-
-    pub fn client(&self) -> &DynamoClient {
-        &self.client
-    }
 }
 
 fn s(value: impl Into<String>) -> AttributeValue {
@@ -917,10 +913,6 @@ pub struct RequestCounter {
 impl RequestCounter {
     pub fn take(&self) -> HashMap<String, usize> {
         std::mem::take(&mut *self.counts.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-
-    pub fn total(counts: &HashMap<String, usize>) -> usize {
-        counts.values().sum()
     }
 }
 

@@ -50,11 +50,6 @@ impl MemoryStore {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
-
-    /// The next value a counter would hand out; used by tests to check seeding.
-    pub fn counter(&self, kind: &'static str) -> i32 {
-        self.lock().counters.get(kind).copied().unwrap_or(0)
-    }
 }
 
 #[async_trait]
