@@ -9,8 +9,7 @@ use chrono::Duration;
 use serde::{Deserialize, Serialize};
 
 use shared::auth::{self, Authenticator, Caller};
-use shared::clock::Clock;
-use shared::config::{AuthRules, secret_source};
+use shared::config::secret_source;
 use shared::error::ApiError;
 use shared::extract::{Json, JsonResponse};
 use shared::notify::{SmsSender, SnsSms};
@@ -23,8 +22,8 @@ use shared::store::{AuthStore, BoxError, OtpRequest, SendLog, Session, StoreErro
 pub struct AuthState {
     pub store: Arc<dyn AuthStore>,
     pub sms: Arc<dyn SmsSender>,
-    pub clock: Arc<dyn Clock>,
-    pub rules: AuthRules,
+    /// The session check, whose clock and rules the handlers use too.
+    pub authenticator: Authenticator,
     pub region: DefaultRegion,
     /// Key of the HMAC under which OTP codes are stored.
     pub otp_key: Arc<[u8]>,
@@ -43,8 +42,7 @@ impl AuthState {
         Ok(Self {
             store: platform.store.clone(),
             sms: Arc::new(SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk))),
-            clock: platform.authenticator.clock.clone(),
-            rules: platform.config.auth.clone(),
+            authenticator: platform.authenticator.clone(),
             region: platform.config.region,
             otp_key: key.into_bytes().into(),
         })
@@ -53,11 +51,7 @@ impl AuthState {
 
 impl FromRef<AuthState> for Authenticator {
     fn from_ref(state: &AuthState) -> Self {
-        Authenticator {
-            sessions: state.store.clone(),
-            clock: state.clock.clone(),
-            rules: state.rules.clone(),
-        }
+        state.authenticator.clone()
     }
 }
 
@@ -127,15 +121,16 @@ async fn request_otp(
     let window = Duration::hours(1);
     for _ in 0..SAVE_ATTEMPTS {
         let (account, log) = state.store.otp_context(&phone).await?;
-        let now = state.clock.now();
+        let now = state.authenticator.clock.now();
         let mut recent: Vec<Timestamp> = log
             .sent_at
             .into_iter()
             .filter(|at| *at > now - window)
             .collect();
         recent.sort();
-        if recent.len() >= state.rules.otp_max_sends_per_hour {
-            let free_at = recent[recent.len() - state.rules.otp_max_sends_per_hour] + window;
+        if recent.len() >= state.authenticator.rules.otp_max_sends_per_hour {
+            let free_at =
+                recent[recent.len() - state.authenticator.rules.otp_max_sends_per_hour] + window;
             return Err(ApiError::TooManyRequests {
                 detail: "Too many codes were requested for this number; try again later.".into(),
                 retry_after_secs: (free_at - now).num_seconds().max(1) as u64,
@@ -147,7 +142,7 @@ async fn request_otp(
             code_hash: auth::otp_hash(&state.otp_key, &request_id, &phone, &code),
             phone_number: phone.clone(),
             request_id,
-            expires_at: now + state.rules.otp_lifetime,
+            expires_at: now + state.authenticator.rules.otp_lifetime,
             attempts: 0,
             used: false,
         };
@@ -163,7 +158,7 @@ async fn request_otp(
         }
         // Only a number with an account gets a message; the answer is the same either way.
         if account.is_some() {
-            let minutes = state.rules.otp_lifetime.num_minutes();
+            let minutes = state.authenticator.rules.otp_lifetime.num_minutes();
             let text = format!("Your login code is {code}. It is valid for {minutes} minutes.");
             if let Err(error) = state.sms.send_sms(&phone, &text).await {
                 tracing::error!(error = %error, "OTP SMS could not be sent");
@@ -199,14 +194,14 @@ async fn validate_otp(
     let otp = otp
         .filter(|otp| otp.request_id == body.request_id)
         .ok_or(ApiError::Unauthorized)?;
-    let max = state.rules.otp_max_attempts;
+    let max = state.authenticator.rules.otp_max_attempts;
     if otp.attempts >= max {
         return Err(ApiError::TooManyRequests {
             detail: "Too many wrong codes for this request; request a new code.".into(),
             retry_after_secs: 1,
         });
     }
-    let now = state.clock.now();
+    let now = state.authenticator.clock.now();
     if otp.used || now >= otp.expires_at {
         return Err(ApiError::Unauthorized);
     }
@@ -229,7 +224,7 @@ async fn validate_otp(
         portal_id: account.portal_id,
         created_at: now,
         last_seen_at: now,
-        expires_at: now + state.rules.session_absolute,
+        expires_at: now + state.authenticator.rules.session_absolute,
     };
     match state
         .store

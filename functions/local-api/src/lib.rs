@@ -57,8 +57,7 @@ impl LocalApi {
         authentication::AuthState {
             store: self.store.clone(),
             sms: Arc::new(self.outbox.clone()),
-            clock: self.clock.clone(),
-            rules: self.rules.clone(),
+            authenticator: self.authenticator(),
             region: self.region,
             otp_key: self.otp_key.clone(),
         }
