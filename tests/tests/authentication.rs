@@ -172,10 +172,13 @@ async fn logout_of_all_ends_every_session_of_the_account(backend: Backend) {
     let first = app.login(KARIN).await;
     let second = app.login(KARIN).await;
     let other_account = app.login("+46701000002").await;
+    app.dynamo_requests();
     let out = app
         .post_json("/authentication/logout", Some(&first), json!({"all": true}))
         .await;
     assert_eq!(out.status, StatusCode::NO_CONTENT);
+    // Session check, the account's session index, one transaction deleting both sessions.
+    assert_requests(&app, &[("GetItem", 2), ("TransactWriteItems", 1)]);
     for token in [&first, &second] {
         app.get("/phone-calls/1001", Some(token))
             .await

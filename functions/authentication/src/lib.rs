@@ -248,9 +248,11 @@ async fn logout(
     caller: Caller,
     Json(body): Json<LogoutBody>,
 ) -> Result<StatusCode, ApiError> {
-    state.store.delete_session(&caller.token_hash).await?;
+    // Every session is indexed under its account when created, so "all" includes this one.
     if body.all {
         state.store.delete_all_sessions(caller.account_id).await?;
+    } else {
+        state.store.delete_session(&caller.token_hash).await?;
     }
     Ok(StatusCode::NO_CONTENT)
 }
