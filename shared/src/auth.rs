@@ -54,6 +54,12 @@ pub fn otp_hash(key: &[u8], request_id: &str, phone_number: &str, code: &str) ->
     keyed_hash(key, &format!("otp:{request_id}:{phone_number}:{code}"))
 }
 
+/// A portal's import secret (DESIGN.md section 4): `base64url_nopad(HMAC-SHA256(master,
+/// "portal:" + portalId))`. Staff hand it to the integration that imports for that portal.
+pub fn portal_import_secret(master: &[u8], portal_id: i32) -> String {
+    keyed_hash(master, &format!("portal:{portal_id}"))
+}
+
 /// Compares secrets without an early exit on the first differing byte.
 pub fn constant_time_eq(a: &str, b: &str) -> bool {
     a.as_bytes().ct_eq(b.as_bytes()).into()

@@ -48,6 +48,8 @@ impl Default for AuthRules {
 pub struct Config {
     pub tables: Tables,
     pub region: DefaultRegion,
+    /// The zone portals' contact windows are written in (`PORTAL_TIME_ZONE`).
+    pub time_zone: chrono_tz::Tz,
     pub auth: AuthRules,
 }
 
@@ -71,14 +73,27 @@ impl Config {
             })?,
             _ => DefaultRegion::default(),
         };
+        let time_zone = time_zone(lookup("PORTAL_TIME_ZONE").as_deref())?;
         Ok(Self {
             tables: Tables {
                 data: required("DATA_TABLE")?,
                 auth: required("AUTH_TABLE")?,
             },
             region,
+            time_zone,
             auth: AuthRules::default(),
         })
+    }
+}
+
+/// The IANA zone named by `PORTAL_TIME_ZONE`, `Europe/Stockholm` when unset.
+pub fn time_zone(name: Option<&str>) -> Result<chrono_tz::Tz, ConfigError> {
+    match name.map(str::trim).filter(|name| !name.is_empty()) {
+        None => Ok(chrono_tz::Europe::Stockholm),
+        Some(name) => name.parse().map_err(|_| ConfigError {
+            name: "PORTAL_TIME_ZONE",
+            problem: format!("{name:?} is not an IANA time zone"),
+        }),
     }
 }
 
@@ -157,5 +172,18 @@ mod tests {
         })
         .unwrap();
         assert_eq!(gb.region.0, phonenumber::country::Id::GB);
+    }
+
+    #[test]
+    fn the_portal_time_zone_defaults_to_stockholm_and_must_exist() {
+        assert_eq!(time_zone(None).unwrap(), chrono_tz::Europe::Stockholm);
+        assert_eq!(
+            time_zone(Some("Europe/London")).unwrap(),
+            chrono_tz::Europe::London
+        );
+        assert_eq!(
+            time_zone(Some("Mars/Olympus")).unwrap_err().name,
+            "PORTAL_TIME_ZONE"
+        );
     }
 }

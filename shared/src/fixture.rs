@@ -5,6 +5,8 @@ use std::collections::HashSet;
 
 use serde::Deserialize;
 
+use crate::contact_window::Window;
+use crate::national_id;
 use crate::phone::{self, DefaultRegion};
 use crate::records::{
     Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, QuestionnaireDetail,
@@ -99,7 +101,7 @@ impl Seed {
             })?;
         let portals = unique("portal", fixture.portals.iter().map(|p| p.id))?;
         unique("account", fixture.accounts.iter().map(|a| a.id))?;
-        let clients = unique("client", fixture.clients.iter().map(|c| c.id))?;
+        let client_ids = unique("client", fixture.clients.iter().map(|c| c.id))?;
         let calls = unique("phone call", fixture.phone_calls.iter().map(|c| c.id))?;
         unique(
             "transcript line",
@@ -135,14 +137,30 @@ impl Seed {
                 ..account
             });
         }
-        for client in &fixture.clients {
+        // Ten-digit national ids take their century from today's date.
+        let today = chrono::Utc::now().date_naive();
+        let mut national_ids = HashSet::new();
+        let mut clients = fixture.clients;
+        for client in &mut clients {
             known("client", client.portal_id, "portal", &portals)?;
+            if let Some(raw) = &client.national_id {
+                let normalised = national_id::normalise(raw, today).map_err(|reason| {
+                    FixtureError::Inconsistent(format!("client {} nationalId {reason}", client.id))
+                })?;
+                if !national_ids.insert((client.portal_id, normalised.clone())) {
+                    return Err(FixtureError::Inconsistent(format!(
+                        "national id {normalised} belongs to two clients of portal {}",
+                        client.portal_id
+                    )));
+                }
+                client.national_id = Some(normalised);
+            }
         }
         let mut phone_calls = fixture.phone_calls;
         for call in &mut phone_calls {
             known("phone call", call.portal_id, "portal", &portals)?;
             if call.client_id != 0 {
-                known("phone call", call.client_id, "client", &clients)?;
+                known("phone call", call.client_id, "client", &client_ids)?;
             }
             for line in call.transcript.iter_mut().flatten() {
                 match line.phone_call_id {
@@ -168,11 +186,18 @@ impl Seed {
         }
         for detail in &fixture.contact_details {
             known("contact detail", detail.portal_id, "portal", &portals)?;
+            Window::parse(
+                detail.contact_between_start.as_deref(),
+                detail.contact_between_end.as_deref(),
+            )
+            .map_err(|e| {
+                FixtureError::Inconsistent(format!("contact detail {}: {e}", detail.id))
+            })?;
         }
         Ok(Self {
             portals: fixture.portals,
             accounts,
-            clients: fixture.clients,
+            clients,
             phone_calls,
             client_requests: fixture.client_requests,
             contact_details: fixture.contact_details,

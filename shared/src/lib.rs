@@ -4,14 +4,17 @@
 pub mod auth;
 pub mod clock;
 pub mod config;
+pub mod contact_window;
 pub mod error;
 pub mod extract;
 pub mod fixture;
+pub mod national_id;
 pub mod notify;
 pub mod phone;
 pub mod records;
 pub mod runtime;
 pub mod store;
 pub mod trace;
+pub mod validate;
 
 pub use error::ApiError;

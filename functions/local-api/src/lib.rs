@@ -12,14 +12,22 @@ use shared::config::AuthRules;
 use shared::extract::JsonResponse;
 use shared::notify::Outbox;
 use shared::phone::DefaultRegion;
-use shared::store::{AuthStore, PhoneCallReader, SeedWriter};
+use shared::store::{
+    AuthStore, ClientStore, ContactDetailStore, PhoneCallReader, PortalStore, SeedWriter,
+};
 
 /// The demo fixture served when no `--seed` is given.
 pub const DEMO_FIXTURE: &str = include_str!("../fixtures/demo.json");
 
 /// Everything one store has to offer the functions.
-pub trait Store: AuthStore + PhoneCallReader + SeedWriter {}
-impl<T: AuthStore + PhoneCallReader + SeedWriter> Store for T {}
+pub trait Store:
+    AuthStore + PhoneCallReader + ClientStore + PortalStore + ContactDetailStore + SeedWriter
+{
+}
+impl<T> Store for T where
+    T: AuthStore + PhoneCallReader + ClientStore + PortalStore + ContactDetailStore + SeedWriter
+{
+}
 
 /// The pieces a local (or test) API is made of.
 pub struct LocalApi {
@@ -29,20 +37,46 @@ pub struct LocalApi {
     pub rules: AuthRules,
     pub region: DefaultRegion,
     pub otp_key: Arc<[u8]>,
+    /// The master secret portals' import secrets derive from (`IMPORT_SECRET`).
+    pub import_master: Arc<[u8]>,
+    pub time_zone: chrono_tz::Tz,
+}
+
+fn random_key() -> Arc<[u8]> {
+    let mut key = [0u8; 32];
+    rand::RngCore::fill_bytes(&mut rand::rng(), &mut key);
+    key.to_vec().into()
 }
 
 impl LocalApi {
+    /// A local API with fresh random keys, a random import master secret (replace it with
+    /// `with_import_master`), and contact windows in Europe/Stockholm.
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, region: DefaultRegion) -> Self {
-        let mut key = [0u8; 32];
-        rand::RngCore::fill_bytes(&mut rand::rng(), &mut key);
         Self {
             outbox: Outbox::new(clock.clone()),
             store,
             clock,
             rules: AuthRules::default(),
             region,
-            otp_key: key.to_vec().into(),
+            otp_key: random_key(),
+            import_master: random_key(),
+            time_zone: chrono_tz::Europe::Stockholm,
         }
+    }
+
+    pub fn with_import_master(mut self, master: &[u8]) -> Self {
+        self.import_master = master.to_vec().into();
+        self
+    }
+
+    pub fn with_time_zone(mut self, zone: chrono_tz::Tz) -> Self {
+        self.time_zone = zone;
+        self
+    }
+
+    /// The import secret an integration needs for `portal_id`.
+    pub fn import_secret(&self, portal_id: i32) -> String {
+        shared::auth::portal_import_secret(&self.import_master, portal_id)
     }
 
     pub fn authenticator(&self) -> Authenticator {
@@ -70,10 +104,39 @@ impl LocalApi {
         }
     }
 
+    pub fn clients_state(&self) -> clients::ClientsState {
+        clients::ClientsState {
+            clients: self.store.clone(),
+            authenticator: self.authenticator(),
+            region: self.region,
+        }
+    }
+
+    pub fn portals_state(&self) -> portals::PortalsState {
+        portals::PortalsState {
+            portals: self.store.clone(),
+            authenticator: self.authenticator(),
+            import_master: self.import_master.clone(),
+            rules: portals::ImportRules::default(),
+        }
+    }
+
+    pub fn contact_details_state(&self) -> contact_details::ContactDetailsState {
+        contact_details::ContactDetailsState {
+            contacts: self.store.clone(),
+            authenticator: self.authenticator(),
+            region: self.region,
+            time_zone: self.time_zone,
+        }
+    }
+
     /// Every function's routes on one router, plus `/_dev/outbox`.
     pub fn router(&self) -> Router {
-        let auth = authentication::routes(self.auth_state());
-        let calls = phone_calls::routes(self.phone_calls_state());
+        let functions = authentication::routes(self.auth_state())
+            .merge(phone_calls::routes(self.phone_calls_state()))
+            .merge(clients::routes(self.clients_state()))
+            .merge(portals::routes(self.portals_state()))
+            .merge(contact_details::routes(self.contact_details_state()));
         let outbox = self.outbox.clone();
         let dev = Router::new().route(
             "/_dev/outbox",
@@ -82,6 +145,6 @@ impl LocalApi {
                 async move { JsonResponse::ok(messages) }
             }),
         );
-        shared::runtime::finish(auth.merge(calls).merge(dev))
+        shared::runtime::finish(functions.merge(dev))
     }
 }

@@ -70,7 +70,14 @@ async fn main() -> Result<(), BoxError> {
         None => DEMO_FIXTURE.to_string(),
     };
     let seed = Seed::load(&fixture, region, store.as_ref()).await?;
-    let api = LocalApi::new(store, Arc::new(SystemClock), region);
+    let time_zone = shared::config::time_zone(std::env::var("PORTAL_TIME_ZONE").ok().as_deref())?;
+    let mut api = LocalApi::new(store, Arc::new(SystemClock), region).with_time_zone(time_zone);
+    let import_master = std::env::var("IMPORT_SECRET")
+        .ok()
+        .filter(|s| !s.is_empty());
+    if let Some(master) = &import_master {
+        api = api.with_import_master(master.as_bytes());
+    }
 
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
     let listener = tokio::net::TcpListener::bind(address).await?;
@@ -81,6 +88,17 @@ async fn main() -> Result<(), BoxError> {
             "  {}  {}  portal {}",
             account.phone_number, account.name, account.portal_id
         );
+    }
+    println!(
+        "import secrets (POST /portals/import-clients){}:",
+        if import_master.is_some() {
+            " from IMPORT_SECRET"
+        } else {
+            ", random for this run; set IMPORT_SECRET to keep them"
+        }
+    );
+    for portal in &seed.portals {
+        println!("  portal {}  {}", portal.id, api.import_secret(portal.id));
     }
     axum::serve(listener, api.router())
         .with_graceful_shutdown(async {

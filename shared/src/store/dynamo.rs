@@ -3,7 +3,10 @@
 //!
 //! Data table (`pk`, `sk`; GSI `gsi1` on `gsi1pk`, `gsi1sk`):
 //! - `PORTAL#{id}` / `META`: portal; `PORTAL#{id}` / `CLIENT#{id}` and `CONTACT#{id}`: the
-//!   portal's clients and contact details (tenant scope in the key).
+//!   portal's clients and contact details (tenant scope in the key). A client item also holds
+//!   `callStats`, the call history its derived fields are computed from at read time.
+//!   `PORTAL#{id}` / `NATID#{nationalId}` claims a national id for one client of the portal
+//!   (imports stay idempotent); `PORTAL#{id}` / `IMPORTGUARD` counts failed import attempts.
 //! - `ACCOUNT#{e164}` / `META`: staff account, found by the number it logs in with.
 //! - `CALL#{id}` / `LINE#{id}`, `META`, `REQ#{id}`: transcript lines sort before the call and
 //!   client requests after it, so "call + transcript" and "call + requests" are one range
@@ -34,15 +37,25 @@ use super::{
     AuthStore, BoxError, OtpRequest, PhoneCallReader, SeedWriter, SendLog, Session, SessionReader,
     StoreError, StoreResult, order_thread,
 };
+use super::{
+    CallStats, ClientChanges, ClientPage, ClientPageRequest, ClientStore, ContactDetailChanges,
+    ContactDetailStore, ImportContext, ImportGuard, Imported, PortalStore,
+};
 use crate::config::Tables;
 use crate::fixture::Seed;
-use crate::records::{Account, ClientRequest, PhoneCall, Timestamp, TranscriptLine};
+use crate::fixture::counters;
+use crate::records::{
+    Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, Timestamp, TranscriptLine,
+};
 
 type Item = HashMap<String, AttributeValue>;
 
 const KEY_ATTRIBUTES: [&str; 5] = ["pk", "sk", "gsi1pk", "gsi1sk", "ttl"];
 /// DynamoDB's limits, which moto does not enforce.
 const BATCH_WRITE_LIMIT: usize = 25;
+const BATCH_GET_LIMIT: usize = 100;
+/// Clients per import transaction: each is two items, the client and its national-id claim.
+const IMPORT_CLIENTS_PER_TRANSACTION: usize = TRANSACTION_LIMIT / 2;
 const TRANSACTION_LIMIT: usize = 100;
 
 #[derive(Clone)]
@@ -105,6 +118,13 @@ mod keys {
     pub fn connected_to(id: i32) -> String {
         format!("CONNECTED#{id}")
     }
+    pub fn national_id(id: &str) -> String {
+        format!("NATID#{id}")
+    }
+    /// Above every padded client id, so `CLIENT#{id}`..`CLIENTS_END` is the portal's clients.
+    pub const CLIENTS_END: &str = "CLIENT#9999999999";
+    pub const IMPORT_GUARD: &str = "IMPORTGUARD";
+    pub const COUNTER: &str = "COUNTER";
     pub fn questionnaire(id: i32) -> String {
         format!("QUESTIONNAIRE#{id}")
     }
@@ -366,6 +386,60 @@ impl DynamoStore {
             }
         }
         Ok(())
+    }
+
+    /// Items of the data table by key, in chunks of 100, unprocessed keys asked for again.
+    async fn batch_get_data(&self, keys: Vec<Item>) -> StoreResult<Vec<Item>> {
+        let mut found = Vec::with_capacity(keys.len());
+        for chunk in keys.chunks(BATCH_GET_LIMIT) {
+            let mut request = KeysAndAttributes::builder()
+                .set_keys(Some(chunk.to_vec()))
+                .consistent_read(true)
+                .build()
+                .map_err(build_error)?;
+            let mut tries = 0;
+            loop {
+                tries += 1;
+                if tries > 5 {
+                    return Err(StoreError::Throttled(
+                        "batch get left keys unprocessed".into(),
+                    ));
+                }
+                let out = self
+                    .client
+                    .batch_get_item()
+                    .request_items(&self.tables.data, request)
+                    .send()
+                    .await
+                    .map_err(classify)?;
+                found.extend(
+                    out.responses
+                        .and_then(|mut tables| tables.remove(&self.tables.data))
+                        .unwrap_or_default(),
+                );
+                match out
+                    .unprocessed_keys
+                    .and_then(|mut rest| rest.remove(&self.tables.data))
+                {
+                    Some(rest) if !rest.keys.is_empty() => request = rest,
+                    _ => break,
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    async fn get_data(&self, pk: String, sk: &str) -> StoreResult<Option<Item>> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.tables.data)
+            .set_key(Some(key(pk, Some(sk))))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(classify)?;
+        Ok(out.item)
     }
 
     fn auth_put(&self, item: Item) -> Put {
@@ -785,14 +859,14 @@ fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
         items.push(to_item(account, keys)?);
     }
     let mut client_portal = HashMap::new();
+    let stats = CallStats::of_calls(&seed.phone_calls);
     for client in &seed.clients {
         client_portal.insert(client.id, client.portal_id);
-        let keys = data_keys(
-            keys::portal(client.portal_id),
-            keys::client(client.id),
-            None,
-        );
-        items.push(to_item(client, keys)?);
+        let history = stats.get(&client.id).cloned().unwrap_or_default();
+        items.push(client_item(client, &history)?);
+        if let Some(national_id) = &client.national_id {
+            items.push(national_id_claim(client.portal_id, national_id, client.id));
+        }
     }
     for call in &seed.phone_calls {
         let pk = keys::call(call.id);
@@ -884,7 +958,7 @@ impl SeedWriter for DynamoStore {
                 .client
                 .update_item()
                 .table_name(&self.tables.data)
-                .set_key(Some(key("COUNTER", Some(kind))))
+                .set_key(Some(key(keys::COUNTER, Some(kind))))
                 .update_expression("SET #v = :floor")
                 .condition_expression("attribute_not_exists(#v) OR #v < :floor")
                 .expression_attribute_names("#v", "value")
@@ -898,6 +972,456 @@ impl SeedWriter for DynamoStore {
             }
         }
         Ok(())
+    }
+}
+
+// ---- portal data --------------------------------------------------------------------------
+
+const CALL_STATS: &str = "callStats";
+
+/// A client as stored: the record (derived fields left empty) plus its call history.
+fn client_item(client: &Client, stats: &CallStats) -> StoreResult<Item> {
+    let stored = Client {
+        total_calls: 0,
+        last_call_at: None,
+        call_length_in_seconds: 0,
+        calls_last7_days: 0,
+        ..client.clone()
+    };
+    let mut item = to_item(
+        &stored,
+        data_keys(
+            keys::portal(client.portal_id),
+            keys::client(client.id),
+            None,
+        ),
+    )?;
+    item.insert(
+        CALL_STATS.into(),
+        serde_dynamo::to_attribute_value(stats)
+            .map_err(|e| StoreError::Corrupt(format!("cannot encode call stats: {e}")))?,
+    );
+    Ok(item)
+}
+
+/// A client as the API shows it: derived fields computed from its call history at `now`.
+fn client_from_item(mut item: Item, now: Timestamp) -> StoreResult<Client> {
+    let stats: CallStats = match item.remove(CALL_STATS) {
+        Some(value) => serde_dynamo::from_attribute_value(value)
+            .map_err(|e| StoreError::Corrupt(format!("call stats: {e}")))?,
+        None => CallStats::default(),
+    };
+    let mut client: Client = from_item(item)?;
+    stats.apply(&mut client, now);
+    Ok(client)
+}
+
+fn national_id_claim(portal_id: i32, national_id: &str, client_id: i32) -> Item {
+    let mut item = data_keys(
+        keys::portal(portal_id),
+        keys::national_id(national_id),
+        None,
+    );
+    item.insert("clientId".into(), n(client_id));
+    item
+}
+
+fn claimed_client_id(item: &Item) -> StoreResult<i32> {
+    match item.get("clientId") {
+        Some(AttributeValue::N(id)) => id
+            .parse()
+            .map_err(|_| StoreError::Corrupt(format!("clientId {id:?}"))),
+        other => Err(StoreError::Corrupt(format!("clientId {other:?}"))),
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ImportGuardItem {
+    failures: Vec<Timestamp>,
+    version: u64,
+}
+
+impl DynamoStore {
+    /// The national ids among `national_ids` the portal has claimed, with their clients.
+    async fn national_id_claims(
+        &self,
+        portal_id: i32,
+        national_ids: &[String],
+    ) -> StoreResult<HashMap<String, i32>> {
+        let keys = national_ids
+            .iter()
+            .map(|id| key(keys::portal(portal_id), Some(&keys::national_id(id))))
+            .collect();
+        let mut claims = HashMap::new();
+        for item in self.batch_get_data(keys).await? {
+            let national_id = sk_of(&item).trim_start_matches("NATID#").to_string();
+            claims.insert(national_id, claimed_client_id(&item)?);
+        }
+        Ok(claims)
+    }
+
+    /// Reserves `count` consecutive ids of a kind in one counter update; returns the first.
+    async fn reserve_ids(&self, kind: &str, count: usize) -> StoreResult<i32> {
+        let count = i32::try_from(count).map_err(|_| StoreError::Corrupt("id batch".into()))?;
+        let out = self
+            .client
+            .update_item()
+            .table_name(&self.tables.data)
+            .set_key(Some(key(keys::COUNTER, Some(kind))))
+            .update_expression("ADD #v :n")
+            // The counter may not pass the int32 range of the ids it hands out.
+            .condition_expression("attribute_not_exists(#v) OR #v <= :max")
+            .expression_attribute_names("#v", "value")
+            .expression_attribute_values(":n", n(count))
+            .expression_attribute_values(":max", n(i32::MAX - count))
+            .return_values(ReturnValue::UpdatedNew)
+            .send()
+            .await
+            .map_err(|e| match classify(e) {
+                StoreError::ConditionFailed => {
+                    StoreError::Corrupt(format!("{kind} ids are exhausted"))
+                }
+                other => other,
+            })?;
+        match out.attributes.and_then(|mut a| a.remove("value")) {
+            Some(AttributeValue::N(last)) => last
+                .parse::<i32>()
+                .map(|last| last - count + 1)
+                .map_err(|_| StoreError::Corrupt(format!("counter {last:?}"))),
+            other => Err(StoreError::Corrupt(format!("counter {other:?}"))),
+        }
+    }
+
+    /// The query behind `GET /clients`: clients after `page.after`, deleted ones filtered out
+    /// by DynamoDB, pages read until the page is full plus one (to know whether more follow).
+    async fn client_items(
+        &self,
+        portal_id: i32,
+        page: ClientPageRequest,
+    ) -> StoreResult<Vec<Item>> {
+        let from = keys::client(page.after.map_or(0, |after| after.saturating_add(1)));
+        let wanted = page.limit.map(|limit| limit + 1);
+        let mut items = Vec::new();
+        let mut start_key = None;
+        loop {
+            let remaining = wanted.map(|wanted| wanted - items.len());
+            let out = self
+                .client
+                .query()
+                .table_name(&self.tables.data)
+                .key_condition_expression("pk = :pk AND sk BETWEEN :from AND :to")
+                .filter_expression("isDeleted = :false")
+                .expression_attribute_values(":pk", s(keys::portal(portal_id)))
+                .expression_attribute_values(":from", s(from.clone()))
+                .expression_attribute_values(":to", s(keys::CLIENTS_END))
+                .expression_attribute_values(":false", AttributeValue::Bool(false))
+                .set_limit(remaining.map(|r| i32::try_from(r).unwrap_or(i32::MAX)))
+                .set_exclusive_start_key(start_key)
+                .consistent_read(true)
+                .send()
+                .await
+                .map_err(classify)?;
+            items.extend(out.items.unwrap_or_default());
+            start_key = out.last_evaluated_key;
+            let full = wanted.is_some_and(|wanted| items.len() >= wanted);
+            if full || start_key.is_none() {
+                return Ok(items);
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl ClientStore for DynamoStore {
+    async fn clients(
+        &self,
+        portal_id: i32,
+        page: ClientPageRequest,
+        now: Timestamp,
+    ) -> StoreResult<ClientPage> {
+        let mut items = self.client_items(portal_id, page).await?;
+        let more = page.limit.is_some_and(|limit| items.len() > limit);
+        if let Some(limit) = page.limit {
+            items.truncate(limit);
+        }
+        let clients = items
+            .into_iter()
+            .map(|item| client_from_item(item, now))
+            .collect::<StoreResult<Vec<_>>>()?;
+        let next_after = if more {
+            clients.last().map(|client| client.id)
+        } else {
+            None
+        };
+        Ok(ClientPage {
+            clients,
+            next_after,
+        })
+    }
+
+    async fn update_client(
+        &self,
+        portal_id: i32,
+        client_id: i32,
+        changes: &ClientChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Client>> {
+        let item_key = key(keys::portal(portal_id), Some(&keys::client(client_id)));
+        if changes.is_empty() {
+            let item = self
+                .get_data(keys::portal(portal_id), &keys::client(client_id))
+                .await?;
+            return item
+                .filter(|item| !matches!(item.get("isDeleted"), Some(AttributeValue::Bool(true))))
+                .map(|item| client_from_item(item, now))
+                .transpose();
+        }
+        // Only the named attributes are written, so concurrent changes of other fields (or of
+        // the call history) survive.
+        let mut update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.data)
+            .set_key(Some(item_key))
+            .condition_expression("attribute_exists(pk) AND isDeleted = :false")
+            .expression_attribute_values(":false", AttributeValue::Bool(false))
+            .return_values(ReturnValue::AllNew);
+        let mut assignments = Vec::with_capacity(changes.len());
+        for (i, (field, value)) in changes.iter().enumerate() {
+            assignments.push(format!("#f{i} = :v{i}"));
+            update = update
+                .expression_attribute_names(format!("#f{i}"), field.attribute())
+                .expression_attribute_values(
+                    format!(":v{i}"),
+                    value.clone().map_or(AttributeValue::Null(true), s),
+                );
+        }
+        let result = update
+            .update_expression(format!("SET {}", assignments.join(", ")))
+            .send()
+            .await
+            .map_err(classify);
+        match result {
+            Ok(out) => out
+                .attributes
+                .map(|item| client_from_item(item, now))
+                .transpose(),
+            Err(StoreError::ConditionFailed) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+}
+
+#[async_trait]
+impl ContactDetailStore for DynamoStore {
+    async fn contact_details(&self, portal_id: i32) -> StoreResult<Vec<ContactDetail>> {
+        self.query_all(
+            None,
+            "pk = :pk AND begins_with(sk, :contact)",
+            vec![
+                (":pk", s(keys::portal(portal_id))),
+                (":contact", s("CONTACT#")),
+            ],
+        )
+        .await?
+        .into_iter()
+        .map(from_item)
+        .collect()
+    }
+
+    async fn contact_detail(&self, portal_id: i32, id: i32) -> StoreResult<Option<ContactDetail>> {
+        self.get_data(keys::portal(portal_id), &keys::contact(id))
+            .await?
+            .map(from_item)
+            .transpose()
+    }
+
+    async fn update_contact_detail(
+        &self,
+        portal_id: i32,
+        id: i32,
+        changes: &ContactDetailChanges,
+    ) -> StoreResult<Option<ContactDetail>> {
+        let text = |value: &Option<String>| value.clone().map_or(AttributeValue::Null(true), s);
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.tables.data)
+            .set_key(Some(key(keys::portal(portal_id), Some(&keys::contact(id)))))
+            .update_expression(
+                "SET #name = :name, contactNumber = :number, contactEmail = :email, \
+                 contactBetweenStart = :start, contactBetweenEnd = :end, priority = :priority, \
+                 isActive = :active",
+            )
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_names("#name", "name")
+            .expression_attribute_values(":name", s(changes.name.clone()))
+            .expression_attribute_values(":number", text(&changes.contact_number))
+            .expression_attribute_values(":email", text(&changes.contact_email))
+            .expression_attribute_values(":start", text(&changes.contact_between_start))
+            .expression_attribute_values(":end", text(&changes.contact_between_end))
+            .expression_attribute_values(":priority", n(changes.priority))
+            .expression_attribute_values(":active", AttributeValue::Bool(changes.is_active))
+            .return_values(ReturnValue::AllNew)
+            .send()
+            .await
+            .map_err(classify);
+        match result {
+            Ok(out) => out.attributes.map(from_item).transpose(),
+            Err(StoreError::ConditionFailed) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+}
+
+#[async_trait]
+impl PortalStore for DynamoStore {
+    async fn portal(&self, id: i32) -> StoreResult<Option<Portal>> {
+        self.get_data(keys::portal(id), keys::META)
+            .await?
+            .map(from_item)
+            .transpose()
+    }
+
+    async fn import_context(&self, portal_id: i32) -> StoreResult<ImportContext> {
+        let items = self
+            .batch_get_data(vec![
+                key(keys::portal(portal_id), Some(keys::META)),
+                key(keys::portal(portal_id), Some(keys::IMPORT_GUARD)),
+            ])
+            .await?;
+        let mut context = ImportContext::default();
+        for item in items {
+            if sk_of(&item) == keys::META {
+                context.portal = Some(from_item(item)?);
+            } else {
+                let stored: ImportGuardItem = from_item(item)?;
+                context.guard = ImportGuard {
+                    failures: stored.failures,
+                    version: stored.version,
+                };
+            }
+        }
+        Ok(context)
+    }
+
+    async fn save_import_guard(
+        &self,
+        portal_id: i32,
+        guard: &ImportGuard,
+        read_version: u64,
+    ) -> StoreResult<()> {
+        let mut keys = data_keys(keys::portal(portal_id), keys::IMPORT_GUARD.into(), None);
+        // Kept a day past the newest failure; DynamoDB's TTL removes it after that.
+        if let Some(newest) = guard.failures.iter().max() {
+            keys.extend([ttl_attribute(*newest + chrono::Duration::days(1))]);
+        }
+        let item = to_item(
+            &ImportGuardItem {
+                failures: guard.failures.clone(),
+                version: guard.version,
+            },
+            keys,
+        )?;
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.tables.data)
+            .set_item(Some(item));
+        let put = if read_version == 0 {
+            put.condition_expression("attribute_not_exists(pk)")
+        } else {
+            put.condition_expression("version = :v")
+                .expression_attribute_values(":v", n(read_version))
+        };
+        put.send().await.map_err(classify)?;
+        Ok(())
+    }
+
+    async fn import_clients(
+        &self,
+        portal_id: i32,
+        national_ids: &[String],
+    ) -> StoreResult<Vec<Imported>> {
+        let mut claims = self.national_id_claims(portal_id, national_ids).await?;
+        let new: Vec<&String> = national_ids
+            .iter()
+            .filter(|id| !claims.contains_key(*id))
+            .collect();
+        let mut created: HashMap<String, i32> = HashMap::new();
+        if !new.is_empty() {
+            let first = self.reserve_ids(counters::CLIENT, new.len()).await?;
+            let mut pending: Vec<(i32, &String)> = (first..).zip(new).collect();
+            // A concurrent import of the same ids makes a chunk fail as a whole; the ids it
+            // claimed meanwhile are then existing, and the rest is tried again.
+            for _ in 0..5 {
+                let mut retry = Vec::new();
+                for chunk in pending.chunks(IMPORT_CLIENTS_PER_TRANSACTION) {
+                    let mut writes = Vec::with_capacity(chunk.len() * 2);
+                    for (client_id, national_id) in chunk {
+                        let client = Client {
+                            id: *client_id,
+                            portal_id,
+                            national_id: Some((*national_id).clone()),
+                            ..Client::default()
+                        };
+                        for item in [
+                            client_item(&client, &CallStats::default())?,
+                            national_id_claim(portal_id, national_id, *client_id),
+                        ] {
+                            let put = Put::builder()
+                                .table_name(&self.tables.data)
+                                .set_item(Some(item))
+                                .condition_expression("attribute_not_exists(pk)")
+                                .build()
+                                .map_err(build_error)?;
+                            writes.push(txn_put(put));
+                        }
+                    }
+                    match self.transact(writes).await {
+                        Ok(()) => {
+                            created.extend(chunk.iter().map(|(id, nid)| ((*nid).clone(), *id)))
+                        }
+                        Err(StoreError::ConditionFailed) => {
+                            let ids: Vec<String> =
+                                chunk.iter().map(|(_, nid)| (*nid).clone()).collect();
+                            let found = self.national_id_claims(portal_id, &ids).await?;
+                            retry.extend(
+                                chunk
+                                    .iter()
+                                    .filter(|(_, nid)| !found.contains_key(*nid))
+                                    .copied(),
+                            );
+                            claims.extend(found);
+                        }
+                        Err(other) => return Err(other),
+                    }
+                }
+                pending = retry;
+                if pending.is_empty() {
+                    break;
+                }
+            }
+            if !pending.is_empty() {
+                return Err(StoreError::Throttled(
+                    "national ids kept changing during the import".into(),
+                ));
+            }
+        }
+        Ok(national_ids
+            .iter()
+            .map(|national_id| match created.get(national_id) {
+                Some(client_id) => Imported::Created {
+                    client_id: *client_id,
+                    national_id: national_id.clone(),
+                },
+                None => Imported::Existing {
+                    client_id: claims.get(national_id).copied().unwrap_or_default(),
+                    national_id: national_id.clone(),
+                },
+            })
+            .collect())
     }
 }
 

@@ -7,10 +7,12 @@ use std::sync::{Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use super::{
-    AuthStore, OtpRequest, PhoneCallReader, SeedWriter, SendLog, Session, SessionReader,
-    StoreError, StoreResult, order_thread,
+    AuthStore, CallStats, ClientChanges, ClientPage, ClientPageRequest, ClientStore,
+    ContactDetailChanges, ContactDetailStore, ImportContext, ImportGuard, Imported, OtpRequest,
+    PhoneCallReader, PortalStore, SeedWriter, SendLog, Session, SessionReader, StoreError,
+    StoreResult, order_thread,
 };
-use crate::fixture::Seed;
+use crate::fixture::{Seed, counters};
 use crate::records::{
     Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, QuestionnaireDetail,
     Timestamp, TranscriptLine,
@@ -31,6 +33,35 @@ struct State {
     account_sessions: HashMap<i32, HashSet<String>>,
     otps: HashMap<String, OtpRequest>,
     send_logs: HashMap<String, SendLog>,
+    import_guards: HashMap<i32, ImportGuard>,
+}
+
+impl State {
+    /// A client as the API shows it: derived fields computed from the calls at `now`.
+    fn client_view(&self, client: &Client, now: Timestamp) -> Client {
+        let mut client = client.clone();
+        let stats = CallStats::of_calls(
+            self.calls
+                .values()
+                .filter(|call| call.client_id == client.id),
+        );
+        stats
+            .get(&client.id)
+            .cloned()
+            .unwrap_or_default()
+            .apply(&mut client, now);
+        client
+    }
+
+    fn next_id(&mut self, kind: &'static str, count: i32) -> StoreResult<i32> {
+        let counter = self.counters.entry(kind).or_insert(0);
+        let first = counter
+            .checked_add(1)
+            .filter(|first| first.checked_add(count - 1).is_some())
+            .ok_or_else(|| StoreError::Corrupt(format!("{kind} ids are exhausted")))?;
+        *counter += count;
+        Ok(first)
+    }
 }
 
 #[derive(Default)]
@@ -212,6 +243,187 @@ impl PhoneCallReader for MemoryStore {
             requests.sort_by_key(|request| request.id);
             (call.clone(), requests)
         }))
+    }
+}
+
+#[async_trait]
+impl ClientStore for MemoryStore {
+    async fn clients(
+        &self,
+        portal_id: i32,
+        page: ClientPageRequest,
+        now: Timestamp,
+    ) -> StoreResult<ClientPage> {
+        let state = self.lock();
+        let start = page.after.map_or(i32::MIN, |after| after.saturating_add(1));
+        let mut visible = state
+            .clients
+            .range(start..)
+            .map(|(_, client)| client)
+            .filter(|client| client.portal_id == portal_id && !client.is_deleted);
+        let limit = page.limit.unwrap_or(usize::MAX);
+        let mut stats = CallStats::of_calls(state.calls.values());
+        let mut clients = Vec::new();
+        for client in visible.by_ref().take(limit) {
+            let mut client = client.clone();
+            stats
+                .remove(&client.id)
+                .unwrap_or_default()
+                .apply(&mut client, now);
+            clients.push(client);
+        }
+        let next_after = match visible.next() {
+            Some(_) => clients.last().map(|client| client.id),
+            None => None,
+        };
+        Ok(ClientPage {
+            clients,
+            next_after,
+        })
+    }
+
+    async fn update_client(
+        &self,
+        portal_id: i32,
+        client_id: i32,
+        changes: &ClientChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Client>> {
+        let mut state = self.lock();
+        let Some(client) = state
+            .clients
+            .get_mut(&client_id)
+            .filter(|client| client.portal_id == portal_id && !client.is_deleted)
+        else {
+            return Ok(None);
+        };
+        for (field, value) in changes {
+            field.apply(client, value.clone());
+        }
+        let client = client.clone();
+        Ok(Some(state.client_view(&client, now)))
+    }
+}
+
+#[async_trait]
+impl ContactDetailStore for MemoryStore {
+    async fn contact_details(&self, portal_id: i32) -> StoreResult<Vec<ContactDetail>> {
+        Ok(self
+            .lock()
+            .contact_details
+            .values()
+            .filter(|detail| detail.portal_id == portal_id)
+            .cloned()
+            .collect())
+    }
+
+    async fn contact_detail(&self, portal_id: i32, id: i32) -> StoreResult<Option<ContactDetail>> {
+        Ok(self
+            .lock()
+            .contact_details
+            .get(&id)
+            .filter(|detail| detail.portal_id == portal_id)
+            .cloned())
+    }
+
+    async fn update_contact_detail(
+        &self,
+        portal_id: i32,
+        id: i32,
+        changes: &ContactDetailChanges,
+    ) -> StoreResult<Option<ContactDetail>> {
+        let mut state = self.lock();
+        Ok(state
+            .contact_details
+            .get_mut(&id)
+            .filter(|detail| detail.portal_id == portal_id)
+            .map(|detail| {
+                changes.apply(detail);
+                detail.clone()
+            }))
+    }
+}
+
+#[async_trait]
+impl PortalStore for MemoryStore {
+    async fn portal(&self, id: i32) -> StoreResult<Option<Portal>> {
+        Ok(self.lock().portals.get(&id).cloned())
+    }
+
+    async fn import_context(&self, portal_id: i32) -> StoreResult<ImportContext> {
+        let state = self.lock();
+        Ok(ImportContext {
+            portal: state.portals.get(&portal_id).cloned(),
+            guard: state
+                .import_guards
+                .get(&portal_id)
+                .cloned()
+                .unwrap_or_default(),
+        })
+    }
+
+    async fn save_import_guard(
+        &self,
+        portal_id: i32,
+        guard: &ImportGuard,
+        read_version: u64,
+    ) -> StoreResult<()> {
+        let mut state = self.lock();
+        let current = state.import_guards.get(&portal_id).map_or(0, |g| g.version);
+        if current != read_version {
+            return Err(StoreError::ConditionFailed);
+        }
+        state.import_guards.insert(portal_id, guard.clone());
+        Ok(())
+    }
+
+    async fn import_clients(
+        &self,
+        portal_id: i32,
+        national_ids: &[String],
+    ) -> StoreResult<Vec<Imported>> {
+        let mut state = self.lock();
+        let existing: HashMap<String, i32> = state
+            .clients
+            .values()
+            .filter(|client| client.portal_id == portal_id)
+            .filter_map(|client| Some((client.national_id.clone()?, client.id)))
+            .collect();
+        let new = national_ids
+            .iter()
+            .filter(|id| !existing.contains_key(*id))
+            .count();
+        let mut next = if new > 0 {
+            let count = i32::try_from(new).map_err(|_| StoreError::Corrupt("batch".into()))?;
+            state.next_id(counters::CLIENT, count)?
+        } else {
+            0
+        };
+        let mut outcome = Vec::with_capacity(national_ids.len());
+        for national_id in national_ids {
+            if let Some(client_id) = existing.get(national_id) {
+                outcome.push(Imported::Existing {
+                    client_id: *client_id,
+                    national_id: national_id.clone(),
+                });
+                continue;
+            }
+            state.clients.insert(
+                next,
+                Client {
+                    id: next,
+                    portal_id,
+                    national_id: Some(national_id.clone()),
+                    ..Client::default()
+                },
+            );
+            outcome.push(Imported::Created {
+                client_id: next,
+                national_id: national_id.clone(),
+            });
+            next += 1;
+        }
+        Ok(outcome)
     }
 }
 

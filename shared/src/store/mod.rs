@@ -8,7 +8,9 @@ pub mod schema;
 use async_trait::async_trait;
 
 use crate::fixture::Seed;
-use crate::records::{Account, ClientRequest, PhoneCall, Timestamp};
+use std::collections::HashMap;
+
+use crate::records::{Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, Timestamp};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -119,10 +121,227 @@ pub trait PhoneCallReader: Send + Sync + 'static {
     ) -> StoreResult<Option<(PhoneCall, Vec<ClientRequest>)>>;
 }
 
+/// Which page of a portal's clients to read: those with an id above `after`, at most `limit`
+/// of them (all when `None`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientPageRequest {
+    pub after: Option<i32>,
+    pub limit: Option<usize>,
+}
+
+/// A page of clients by id, with the id to continue after when more follow.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClientPage {
+    pub clients: Vec<Client>,
+    pub next_after: Option<i32>,
+}
+
+/// The client fields staff may change (`PATCH /clients/{id}`), by their wire names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientField {
+    Name,
+    Phone,
+    City,
+    Street,
+    Country,
+    ZipCode,
+    Language,
+}
+
+impl ClientField {
+    pub fn attribute(self) -> &'static str {
+        match self {
+            Self::Name => "name",
+            Self::Phone => "phone",
+            Self::City => "city",
+            Self::Street => "street",
+            Self::Country => "country",
+            Self::ZipCode => "zipCode",
+            Self::Language => "language",
+        }
+    }
+
+    pub fn apply(self, client: &mut Client, value: Option<String>) {
+        let slot = match self {
+            Self::Name => &mut client.name,
+            Self::Phone => &mut client.phone,
+            Self::City => &mut client.city,
+            Self::Street => &mut client.street,
+            Self::Country => &mut client.country,
+            Self::ZipCode => &mut client.zip_code,
+            Self::Language => &mut client.language,
+        };
+        *slot = value;
+    }
+}
+
+/// Validated changes to a client: each field set to a value, or to null (`None`).
+pub type ClientChanges = Vec<(ClientField, Option<String>)>;
+
+/// The clients function's reads and writes, always within one portal.
+#[async_trait]
+pub trait ClientStore: Send + Sync + 'static {
+    /// The portal's clients that are not deleted, by id, derived fields computed for `now`.
+    async fn clients(
+        &self,
+        portal_id: i32,
+        page: ClientPageRequest,
+        now: Timestamp,
+    ) -> StoreResult<ClientPage>;
+    /// Sets only the given fields (no read-modify-write of the record) and returns the client;
+    /// `None` when the portal has no such client, or it is deleted.
+    async fn update_client(
+        &self,
+        portal_id: i32,
+        client_id: i32,
+        changes: &ClientChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Client>>;
+}
+
+/// The editable part of a contact detail (`PUT /contact-details/{id}` replaces all of it).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContactDetailChanges {
+    pub name: String,
+    pub contact_number: Option<String>,
+    pub contact_email: Option<String>,
+    pub contact_between_start: Option<String>,
+    pub contact_between_end: Option<String>,
+    pub priority: i32,
+    pub is_active: bool,
+}
+
+impl ContactDetailChanges {
+    pub fn apply(&self, detail: &mut ContactDetail) {
+        detail.name = Some(self.name.clone());
+        detail.contact_number = self.contact_number.clone();
+        detail.contact_email = self.contact_email.clone();
+        detail.contact_between_start = self.contact_between_start.clone();
+        detail.contact_between_end = self.contact_between_end.clone();
+        detail.priority = self.priority;
+        detail.is_active = self.is_active;
+    }
+}
+
+/// The contact-details function's reads and writes, always within one portal.
+#[async_trait]
+pub trait ContactDetailStore: Send + Sync + 'static {
+    /// Every contact detail of the portal, in no particular order.
+    async fn contact_details(&self, portal_id: i32) -> StoreResult<Vec<ContactDetail>>;
+    async fn contact_detail(&self, portal_id: i32, id: i32) -> StoreResult<Option<ContactDetail>>;
+    /// Replaces the editable fields; `None` when the portal has no such contact detail.
+    async fn update_contact_detail(
+        &self,
+        portal_id: i32,
+        id: i32,
+        changes: &ContactDetailChanges,
+    ) -> StoreResult<Option<ContactDetail>>;
+}
+
+/// Recent failed import attempts of one portal, with the version that guards their update.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ImportGuard {
+    pub failures: Vec<Timestamp>,
+    pub version: u64,
+}
+
+/// What an import request needs before it may write: whether the portal exists, and its guard.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ImportContext {
+    pub portal: Option<Portal>,
+    pub guard: ImportGuard,
+}
+
+/// A client the import made, or found already there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Imported {
+    Created { client_id: i32, national_id: String },
+    Existing { client_id: i32, national_id: String },
+}
+
+/// The portals function's reads and writes.
+#[async_trait]
+pub trait PortalStore: Send + Sync + 'static {
+    async fn portal(&self, id: i32) -> StoreResult<Option<Portal>>;
+    /// The portal (if it exists) and its import guard, in one read.
+    async fn import_context(&self, portal_id: i32) -> StoreResult<ImportContext>;
+    /// Replaces the guard; `ConditionFailed` when it changed since `read_version`.
+    async fn save_import_guard(
+        &self,
+        portal_id: i32,
+        guard: &ImportGuard,
+        read_version: u64,
+    ) -> StoreResult<()>;
+    /// Creates one client per national id (already normalised, no repeats) that the portal does
+    /// not have yet, and reports the others as existing; ids come from one counter update.
+    /// Idempotent under retries and concurrent identical requests.
+    async fn import_clients(
+        &self,
+        portal_id: i32,
+        national_ids: &[String],
+    ) -> StoreResult<Vec<Imported>>;
+}
+
 /// Loads a validated fixture; counters continue above the ids it holds.
 #[async_trait]
 pub trait SeedWriter: Send + Sync + 'static {
     async fn write_seed(&self, seed: &Seed) -> StoreResult<()>;
+}
+
+/// How long a call counts towards `callsLast7Days`.
+pub const RECENT_CALL_WINDOW: chrono::TimeDelta = chrono::TimeDelta::days(7);
+
+/// The call history behind a client's derived fields. Counted: every call linked to the client
+/// that is not a leg connected to another call (a transfer continues the same conversation)
+/// and not still marked unknown. `callLengthInSeconds` is the total talk time of those calls.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallStats {
+    pub total_calls: i32,
+    pub call_length_in_seconds: i32,
+    pub last_call_at: Option<Timestamp>,
+    /// Start times of the calls that may still be within the recent window.
+    pub recent_calls: Vec<Timestamp>,
+}
+
+impl CallStats {
+    pub fn counts(call: &PhoneCall) -> bool {
+        call.client_id > 0 && call.connected_to.is_none() && !call.is_unknown
+    }
+
+    /// The stats of every client with counted calls among `calls`.
+    pub fn of_calls<'a>(calls: impl IntoIterator<Item = &'a PhoneCall>) -> HashMap<i32, Self> {
+        let mut stats: HashMap<i32, Self> = HashMap::new();
+        for call in calls.into_iter().filter(|call| Self::counts(call)) {
+            stats.entry(call.client_id).or_default().record(call);
+        }
+        stats
+    }
+
+    pub fn record(&mut self, call: &PhoneCall) {
+        let seconds = call
+            .end_date
+            .map_or(0, |end| (end - call.start_date).num_seconds().max(0));
+        self.total_calls = self.total_calls.saturating_add(1);
+        self.call_length_in_seconds = self
+            .call_length_in_seconds
+            .saturating_add(i32::try_from(seconds).unwrap_or(i32::MAX));
+        self.last_call_at = self.last_call_at.max(Some(call.start_date));
+        self.recent_calls.push(call.start_date);
+    }
+
+    /// Writes the derived fields into the client as they stand at `now`.
+    pub fn apply(&self, client: &mut Client, now: Timestamp) {
+        client.total_calls = self.total_calls;
+        client.call_length_in_seconds = self.call_length_in_seconds;
+        client.last_call_at = self.last_call_at;
+        let recent = self
+            .recent_calls
+            .iter()
+            .filter(|start| **start > now - RECENT_CALL_WINDOW && **start <= now)
+            .count();
+        client.calls_last7_days = i32::try_from(recent).unwrap_or(i32::MAX);
+    }
 }
 
 /// Sorting shared by both stores: transcript by `createdAt` then `id`; connected calls by

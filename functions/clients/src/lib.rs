@@ -1,0 +1,221 @@
+//! The client endpoints: the caller's portal's clients with their derived call figures
+//! (optionally paginated), and staff edits of a client's contact fields.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRef, Query, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, patch};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use http::{HeaderValue, header};
+use serde::Deserialize;
+
+use shared::auth::{Authenticator, Caller};
+use shared::error::ApiError;
+use shared::extract::{Json, JsonResponse, PathId};
+use shared::phone::{self, DefaultRegion};
+use shared::records::Client;
+use shared::runtime::Platform;
+use shared::store::{ClientChanges, ClientField, ClientPageRequest, ClientStore};
+use shared::validate::{self, Validator};
+
+/// The largest page a client may ask for.
+pub const MAX_PAGE: usize = 1000;
+
+#[derive(Clone)]
+pub struct ClientsState {
+    pub clients: Arc<dyn ClientStore>,
+    pub authenticator: Authenticator,
+    pub region: DefaultRegion,
+}
+
+impl ClientsState {
+    pub fn for_lambda(platform: &Platform) -> Self {
+        Self {
+            clients: platform.store.clone(),
+            authenticator: platform.authenticator.clone(),
+            region: platform.config.region,
+        }
+    }
+}
+
+impl FromRef<ClientsState> for Authenticator {
+    fn from_ref(state: &ClientsState) -> Self {
+        state.authenticator.clone()
+    }
+}
+
+/// The function's Lambda router: its routes plus the shared layers.
+pub fn router(state: ClientsState) -> Router {
+    shared::runtime::finish(routes(state))
+}
+
+/// The bare routes, for `local-api` to merge with the other functions'.
+pub fn routes(state: ClientsState) -> Router {
+    Router::new()
+        .route("/clients", get(list_clients))
+        .route("/clients/{id}", patch(update_client))
+        .with_state(state)
+}
+
+#[derive(Debug, Deserialize)]
+struct ListQuery {
+    limit: Option<String>,
+    cursor: Option<String>,
+}
+
+/// Opaque to clients; today it carries the last id of the previous page.
+fn encode_cursor(after: i32) -> String {
+    URL_SAFE_NO_PAD.encode(format!("after:{after}"))
+}
+
+fn decode_cursor(cursor: &str) -> Result<i32, String> {
+    URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| text.strip_prefix("after:")?.parse::<i32>().ok())
+        .filter(|after| *after >= 0)
+        .ok_or_else(|| "is not a cursor this API issued".to_string())
+}
+
+fn page_request(query: ListQuery) -> Result<ClientPageRequest, ApiError> {
+    let mut validator = Validator::new();
+    let limit = query.limit.and_then(|limit| {
+        validator.check(
+            "limit",
+            limit
+                .parse::<usize>()
+                .ok()
+                .filter(|limit| (1..=MAX_PAGE).contains(limit))
+                .ok_or_else(|| format!("must be an integer from 1 to {MAX_PAGE}")),
+        )
+    });
+    let after = query
+        .cursor
+        .and_then(|cursor| validator.check("cursor", decode_cursor(&cursor)));
+    validator.finish()?;
+    if after.is_some() && limit.is_none() {
+        return Err(ApiError::field("limit", "is required with a cursor"));
+    }
+    Ok(ClientPageRequest { after, limit })
+}
+
+/// Every client of the caller's portal that is not deleted, by id. With `?limit=N` one page,
+/// and a `Link: <...>; rel="next"` header while more follow.
+async fn list_clients(
+    State(state): State<ClientsState>,
+    caller: Caller,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let request = page_request(query)?;
+    let now = state.authenticator.clock.now();
+    let page = state
+        .clients
+        .clients(caller.portal_id, request, now)
+        .await?;
+    let mut response = JsonResponse::ok(page.clients).into_response();
+    if let (Some(after), Some(limit)) = (page.next_after, request.limit) {
+        let link = format!(
+            "</clients?limit={limit}&cursor={}>; rel=\"next\"",
+            encode_cursor(after)
+        );
+        let value = HeaderValue::from_str(&link).map_err(ApiError::internal)?;
+        response.headers_mut().insert(header::LINK, value);
+    }
+    Ok(response)
+}
+
+/// The fields staff may change; absent and null both mean "leave as it is", and any other
+/// field (`portalId`, `isDeleted`, ...) is refused.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ClientPatch {
+    name: Option<String>,
+    phone: Option<String>,
+    city: Option<String>,
+    street: Option<String>,
+    country: Option<String>,
+    zip_code: Option<String>,
+    language: Option<String>,
+}
+
+impl ClientPatch {
+    /// Validated changes: name, phone and language cannot be cleared; an empty city, street,
+    /// country or zip code clears it.
+    fn changes(self, region: DefaultRegion) -> Result<ClientChanges, ApiError> {
+        let mut validator = Validator::new();
+        let mut changes = ClientChanges::new();
+        let mut set = |validator: &mut Validator, field: ClientField, result| {
+            if let Some(value) = validator.check(field.attribute(), result) {
+                changes.push((field, value));
+            }
+        };
+        if let Some(name) = self.name {
+            set(
+                &mut validator,
+                ClientField::Name,
+                validate::required_text(&name, 200).map(Some),
+            );
+        }
+        if let Some(phone) = self.phone {
+            set(
+                &mut validator,
+                ClientField::Phone,
+                phone::normalise(&phone, region).map(Some),
+            );
+        }
+        for (field, value, max) in [
+            (ClientField::City, self.city, 100),
+            (ClientField::Street, self.street, 200),
+            (ClientField::Country, self.country, 100),
+            (ClientField::ZipCode, self.zip_code, 20),
+        ] {
+            if let Some(value) = value {
+                set(&mut validator, field, validate::text(&value, max));
+            }
+        }
+        if let Some(language) = self.language {
+            set(
+                &mut validator,
+                ClientField::Language,
+                validate::language_tag(&language).map(Some),
+            );
+        }
+        validator.finish()?;
+        Ok(changes)
+    }
+}
+
+async fn update_client(
+    State(state): State<ClientsState>,
+    caller: Caller,
+    PathId(id): PathId,
+    Json(patch): Json<ClientPatch>,
+) -> Result<JsonResponse<Client>, ApiError> {
+    let changes = patch.changes(state.region)?;
+    let now = state.authenticator.clock.now();
+    let client = state
+        .clients
+        .update_client(caller.portal_id, id, &changes, now)
+        .await?
+        .ok_or(ApiError::NotFound("client"))?;
+    Ok(JsonResponse::ok(client))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_round_trips_and_foreign_cursors_are_refused() {
+        assert_eq!(decode_cursor(&encode_cursor(42)), Ok(42));
+        assert!(decode_cursor("not-a-cursor").is_err());
+        assert!(decode_cursor(&URL_SAFE_NO_PAD.encode("after:-5")).is_err());
+        assert!(decode_cursor(&URL_SAFE_NO_PAD.encode("before:5")).is_err());
+    }
+}

@@ -1,0 +1,9 @@
+//! Lambda entry point of the clients function.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::runtime::init_tracing();
+    let platform = shared::runtime::Platform::from_env().await?;
+    let state = clients::ClientsState::for_lambda(&platform);
+    lambda_http::run(clients::router(state)).await
+}

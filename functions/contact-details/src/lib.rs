@@ -1,0 +1,193 @@
+//! The contact-detail endpoints: a portal's contacts, one contact, the contacts reachable now
+//! (by their windows in the portal's time zone), and replacing a contact's editable fields.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{FromRef, State};
+use axum::routing::get;
+use chrono_tz::Tz;
+use serde::Deserialize;
+
+use shared::auth::{Authenticator, Caller};
+use shared::contact_window::{self, Window, WindowError};
+use shared::error::ApiError;
+use shared::extract::{Json, JsonResponse, PathId};
+use shared::phone::{self, DefaultRegion};
+use shared::records::ContactDetail;
+use shared::runtime::Platform;
+use shared::store::{ContactDetailChanges, ContactDetailStore};
+use shared::validate::{self, Validator};
+
+#[derive(Clone)]
+pub struct ContactDetailsState {
+    pub contacts: Arc<dyn ContactDetailStore>,
+    pub authenticator: Authenticator,
+    pub region: DefaultRegion,
+    /// The zone contact windows are written in (`PORTAL_TIME_ZONE`).
+    pub time_zone: Tz,
+}
+
+impl ContactDetailsState {
+    pub fn for_lambda(platform: &Platform) -> Self {
+        Self {
+            contacts: platform.store.clone(),
+            authenticator: platform.authenticator.clone(),
+            region: platform.config.region,
+            time_zone: platform.config.time_zone,
+        }
+    }
+}
+
+impl FromRef<ContactDetailsState> for Authenticator {
+    fn from_ref(state: &ContactDetailsState) -> Self {
+        state.authenticator.clone()
+    }
+}
+
+/// The function's Lambda router: its routes plus the shared layers.
+pub fn router(state: ContactDetailsState) -> Router {
+    shared::runtime::finish(routes(state))
+}
+
+/// The bare routes, for `local-api` to merge with the other functions'.
+pub fn routes(state: ContactDetailsState) -> Router {
+    Router::new()
+        .route("/contact-details", get(list_contact_details))
+        .route("/contact-details/active", get(active_contact_details))
+        .route(
+            "/contact-details/{id}",
+            get(get_contact_detail).put(replace_contact_detail),
+        )
+        .with_state(state)
+}
+
+/// Every contact detail of the caller's portal, by priority then id.
+async fn list_contact_details(
+    State(state): State<ContactDetailsState>,
+    caller: Caller,
+) -> Result<JsonResponse<Vec<ContactDetail>>, ApiError> {
+    let mut details = state.contacts.contact_details(caller.portal_id).await?;
+    contact_window::sort(&mut details);
+    Ok(JsonResponse::ok(details))
+}
+
+/// The contact details that are active and inside their window now, by priority then id.
+async fn active_contact_details(
+    State(state): State<ContactDetailsState>,
+    caller: Caller,
+) -> Result<JsonResponse<Vec<ContactDetail>>, ApiError> {
+    let now = state.authenticator.clock.now();
+    let mut details: Vec<ContactDetail> = state
+        .contacts
+        .contact_details(caller.portal_id)
+        .await?
+        .into_iter()
+        .filter(|detail| contact_window::is_active(detail, now, state.time_zone))
+        .collect();
+    contact_window::sort(&mut details);
+    Ok(JsonResponse::ok(details))
+}
+
+async fn get_contact_detail(
+    State(state): State<ContactDetailsState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> Result<JsonResponse<ContactDetail>, ApiError> {
+    state
+        .contacts
+        .contact_detail(caller.portal_id, id)
+        .await?
+        .map(JsonResponse::ok)
+        .ok_or(ApiError::NotFound("contact detail"))
+}
+
+/// The editable fields of a contact detail; `PUT` replaces all of them. `name`, `priority`
+/// and `isActive` are required; the others may be null (or empty) to clear them.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ContactDetailBody {
+    name: Option<String>,
+    contact_number: Option<String>,
+    contact_email: Option<String>,
+    contact_between_start: Option<String>,
+    contact_between_end: Option<String>,
+    priority: Option<i64>,
+    is_active: Option<bool>,
+}
+
+fn required<T>(value: Option<T>) -> Result<T, String> {
+    value.ok_or_else(|| "is required".to_string())
+}
+
+impl ContactDetailBody {
+    fn changes(self, region: DefaultRegion) -> Result<ContactDetailChanges, ApiError> {
+        let mut validator = Validator::new();
+        let name = validator.check(
+            "name",
+            required(self.name).and_then(|name| validate::required_text(&name, 200)),
+        );
+        let optional = |value: Option<String>| value.filter(|v| !v.trim().is_empty());
+        let contact_number = validator.check(
+            "contactNumber",
+            optional(self.contact_number)
+                .map(|number| phone::normalise(&number, region))
+                .transpose(),
+        );
+        let contact_email = validator.check(
+            "contactEmail",
+            optional(self.contact_email)
+                .map(|email| validate::email(&email))
+                .transpose(),
+        );
+        let start = optional(self.contact_between_start).map(|t| t.trim().to_string());
+        let end = optional(self.contact_between_end).map(|t| t.trim().to_string());
+        match Window::parse(start.as_deref(), end.as_deref()) {
+            Ok(_) => {}
+            Err(WindowError::Start(message)) => {
+                validator.check::<()>("contactBetweenStart", Err(message));
+            }
+            Err(WindowError::End(message)) => {
+                validator.check::<()>("contactBetweenEnd", Err(message));
+            }
+            Err(error @ WindowError::HalfOpen) => {
+                validator.check::<()>("contactBetweenEnd", Err(error.to_string()));
+            }
+        }
+        let priority = validator.check(
+            "priority",
+            required(self.priority).and_then(|priority| {
+                i32::try_from(priority)
+                    .ok()
+                    .filter(|p| *p >= 0)
+                    .ok_or_else(|| "must be an integer from 0 to 2147483647".to_string())
+            }),
+        );
+        let is_active = validator.check("isActive", required(self.is_active));
+        validator.finish()?;
+        Ok(ContactDetailChanges {
+            name: name.unwrap_or_default(),
+            contact_number: contact_number.flatten(),
+            contact_email: contact_email.flatten(),
+            contact_between_start: start,
+            contact_between_end: end,
+            priority: priority.unwrap_or_default(),
+            is_active: is_active.unwrap_or_default(),
+        })
+    }
+}
+
+async fn replace_contact_detail(
+    State(state): State<ContactDetailsState>,
+    caller: Caller,
+    PathId(id): PathId,
+    Json(body): Json<ContactDetailBody>,
+) -> Result<JsonResponse<ContactDetail>, ApiError> {
+    let changes = body.changes(state.region)?;
+    state
+        .contacts
+        .update_contact_detail(caller.portal_id, id, &changes)
+        .await?
+        .map(JsonResponse::ok)
+        .ok_or(ApiError::NotFound("contact detail"))
+}

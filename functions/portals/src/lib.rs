@@ -1,0 +1,273 @@
+//! The portal endpoints: reading the caller's own portal, and the anonymous client import an
+//! external integration authorises with its portal's secret (DESIGN.md section 4).
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{FromRef, State};
+use axum::routing::{get, post};
+use chrono::TimeDelta;
+use serde::{Deserialize, Serialize};
+
+use shared::auth::{self, Authenticator, Caller};
+use shared::error::ApiError;
+use shared::extract::{Json, JsonResponse, PathId};
+use shared::national_id;
+use shared::records::{Portal, Timestamp};
+use shared::runtime::Platform;
+use shared::store::{ImportGuard, Imported, PortalStore, StoreError};
+
+/// The import body limit of DESIGN.md section 3: 1000 ids fit with room to spare.
+pub const IMPORT_BODY_LIMIT: usize = 1024 * 1024;
+pub const MAX_IMPORT_IDS: usize = 1000;
+
+/// Failed import attempts allowed per portal within the window before it answers 429.
+#[derive(Debug, Clone)]
+pub struct ImportRules {
+    pub max_failures: usize,
+    pub window: TimeDelta,
+}
+
+impl Default for ImportRules {
+    fn default() -> Self {
+        Self {
+            max_failures: 10,
+            window: TimeDelta::minutes(15),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct PortalsState {
+    pub portals: Arc<dyn PortalStore>,
+    pub authenticator: Authenticator,
+    /// The master secret every portal's import secret is derived from.
+    pub import_master: Arc<[u8]>,
+    pub rules: ImportRules,
+}
+
+impl PortalsState {
+    /// Reads the import master secret once, at cold start (`IMPORT_SECRET`, or the Secrets
+    /// Manager secret named by `IMPORT_SECRET_ARN`).
+    pub async fn for_lambda(platform: &Platform) -> Result<Self, shared::store::BoxError> {
+        let source = shared::config::secret_source(
+            |name| std::env::var(name).ok(),
+            "IMPORT_SECRET",
+            "IMPORT_SECRET_ARN",
+        )?;
+        let master = source.resolve(&platform.sdk).await?;
+        Ok(Self {
+            portals: platform.store.clone(),
+            authenticator: platform.authenticator.clone(),
+            import_master: master.into_bytes().into(),
+            rules: ImportRules::default(),
+        })
+    }
+}
+
+impl FromRef<PortalsState> for Authenticator {
+    fn from_ref(state: &PortalsState) -> Self {
+        state.authenticator.clone()
+    }
+}
+
+/// The function's Lambda router: its routes plus the shared layers.
+pub fn router(state: PortalsState) -> Router {
+    shared::runtime::finish(routes(state))
+}
+
+/// The bare routes, for `local-api` to merge with the other functions'.
+pub fn routes(state: PortalsState) -> Router {
+    Router::new()
+        .route("/portals/{id}", get(get_portal))
+        .route("/portals/import-clients", post(import_clients))
+        .with_state(state)
+}
+
+/// The caller's own portal; another portal that exists is 403, one that does not is 404.
+async fn get_portal(
+    State(state): State<PortalsState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> Result<JsonResponse<Portal>, ApiError> {
+    match state.portals.portal(id).await? {
+        Some(portal) if portal.id == caller.portal_id => Ok(JsonResponse::ok(portal)),
+        Some(_) => Err(ApiError::Forbidden),
+        None => Err(ApiError::NotFound("portal")),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ImportRequest {
+    ss_ns: Vec<String>,
+    portal_id: i32,
+    secret: String,
+}
+
+#[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportedClient {
+    pub client_id: i32,
+    pub national_id: String,
+}
+
+#[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct InvalidNationalId {
+    pub national_id: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportResult {
+    pub created: Vec<ImportedClient>,
+    pub existing: Vec<ImportedClient>,
+    pub invalid: Vec<InvalidNationalId>,
+}
+
+/// Creates a client per national id the portal does not have yet. The secret is checked before
+/// anything else is looked at, failures count against the portal, and every refusal (wrong
+/// secret, another portal's secret, unknown portal) is the same 401.
+async fn import_clients(
+    State(state): State<PortalsState>,
+    Json(request): Json<ImportRequest, IMPORT_BODY_LIMIT>,
+) -> Result<JsonResponse<ImportResult>, ApiError> {
+    if request.portal_id <= 0 {
+        return Err(ApiError::field(
+            "portalId",
+            "must be an integer between 1 and 2147483647",
+        ));
+    }
+    if request.ss_ns.len() > MAX_IMPORT_IDS {
+        return Err(ApiError::field(
+            "ssNs",
+            format!("must hold at most {MAX_IMPORT_IDS} national ids per request"),
+        ));
+    }
+    let portal_id = request.portal_id;
+    authorise(&state, portal_id, &request.secret).await?;
+
+    let today = state.authenticator.clock.now().date_naive();
+    let mut result = ImportResult::default();
+    let mut national_ids: Vec<String> = Vec::with_capacity(request.ss_ns.len());
+    for raw in request.ss_ns {
+        match national_id::normalise(&raw, today) {
+            // The same person twice in one request is imported once.
+            Ok(id) if national_ids.contains(&id) => {}
+            Ok(id) => national_ids.push(id),
+            Err(reason) => result.invalid.push(InvalidNationalId {
+                national_id: raw,
+                reason: format!("national id {reason}"),
+            }),
+        }
+    }
+    for imported in state
+        .portals
+        .import_clients(portal_id, &national_ids)
+        .await?
+    {
+        match imported {
+            Imported::Created {
+                client_id,
+                national_id,
+            } => result.created.push(ImportedClient {
+                client_id,
+                national_id,
+            }),
+            Imported::Existing {
+                client_id,
+                national_id,
+            } => result.existing.push(ImportedClient {
+                client_id,
+                national_id,
+            }),
+        }
+    }
+    tracing::info!(
+        portal_id,
+        created = result.created.len(),
+        existing = result.existing.len(),
+        invalid = result.invalid.len(),
+        "clients imported"
+    );
+    Ok(JsonResponse::ok(result))
+}
+
+/// The failures still inside the window at `now`, oldest first.
+fn recent_failures(guard: &ImportGuard, now: Timestamp, window: TimeDelta) -> Vec<Timestamp> {
+    let mut recent: Vec<Timestamp> = guard
+        .failures
+        .iter()
+        .copied()
+        .filter(|at| *at > now - window && *at <= now)
+        .collect();
+    recent.sort();
+    recent
+}
+
+/// Checks the portal's lock, then the secret; a failure is recorded before the 401 goes out.
+async fn authorise(state: &PortalsState, portal_id: i32, secret: &str) -> Result<(), ApiError> {
+    let expected = auth::portal_import_secret(&state.import_master, portal_id);
+    for _ in 0..3 {
+        let now = state.authenticator.clock.now();
+        let context = state.portals.import_context(portal_id).await?;
+        let mut failures = recent_failures(&context.guard, now, state.rules.window);
+        if failures.len() >= state.rules.max_failures {
+            let free_at = failures[failures.len() - state.rules.max_failures] + state.rules.window;
+            let wait = (free_at - now).num_milliseconds().max(0);
+            return Err(ApiError::TooManyRequests {
+                detail: "Too many failed import attempts for this portal; retry later.".into(),
+                retry_after_secs: u64::try_from((wait + 999) / 1000).unwrap_or(1).max(1),
+            });
+        }
+        // The comparison runs whether or not the portal exists, so timing tells nothing.
+        let secret_matches = auth::constant_time_eq(&expected, secret);
+        if secret_matches && context.portal.is_some() {
+            return Ok(());
+        }
+        failures.push(now);
+        let guard = ImportGuard {
+            failures,
+            version: context.guard.version + 1,
+        };
+        match state
+            .portals
+            .save_import_guard(portal_id, &guard, context.guard.version)
+            .await
+        {
+            Ok(()) => {
+                tracing::warn!(portal_id, "import refused: wrong secret or unknown portal");
+                return Err(ApiError::Unauthorized);
+            }
+            // Another attempt was recorded meanwhile; count this one on top of it.
+            Err(StoreError::ConditionFailed) => continue,
+            Err(other) => return Err(other.into()),
+        }
+    }
+    Err(ApiError::Unavailable(StoreError::Throttled(
+        "import guard kept changing".into(),
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_failures_inside_the_window_count() {
+        let now: Timestamp = "2026-11-20T12:00:00Z".parse().unwrap();
+        let guard = ImportGuard {
+            failures: vec![
+                now - TimeDelta::minutes(20),
+                now - TimeDelta::minutes(15),
+                now - TimeDelta::minutes(14),
+                now,
+            ],
+            version: 4,
+        };
+        let recent = recent_failures(&guard, now, TimeDelta::minutes(15));
+        assert_eq!(recent, [now - TimeDelta::minutes(14), now]);
+    }
+}

@@ -1,0 +1,9 @@
+//! Lambda entry point of the portals function.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::runtime::init_tracing();
+    let platform = shared::runtime::Platform::from_env().await?;
+    let state = portals::PortalsState::for_lambda(&platform).await?;
+    lambda_http::run(portals::router(state)).await
+}

@@ -1,0 +1,135 @@
+//! Field validation at the edge: checks that collect every failing field into one 400 problem.
+
+use crate::error::{ApiError, FieldErrors};
+
+/// Collects the errors of every field of a request, so one answer names all of them.
+#[derive(Debug, Default)]
+pub struct Validator {
+    errors: FieldErrors,
+}
+
+impl Validator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The value when the check passed; otherwise records the message under `field`.
+    pub fn check<T>(&mut self, field: &str, result: Result<T, String>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(message) => {
+                self.errors
+                    .entry(field.to_string())
+                    .or_default()
+                    .push(message);
+                None
+            }
+        }
+    }
+
+    /// `Ok(())` when no field failed, otherwise the 400 problem listing them.
+    pub fn finish(self) -> Result<(), ApiError> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::Validation {
+                detail: "The request has invalid fields.".into(),
+                errors: self.errors,
+            })
+        }
+    }
+}
+
+/// Trimmed free text of at most `max_chars` characters without control characters; blank
+/// text is `None`.
+pub fn text(value: &str, max_chars: usize) -> Result<Option<String>, String> {
+    let trimmed = value.trim();
+    if trimmed.chars().any(char::is_control) {
+        return Err("must not contain control characters".into());
+    }
+    if trimmed.chars().count() > max_chars {
+        return Err(format!("must be at most {max_chars} characters"));
+    }
+    Ok((!trimmed.is_empty()).then(|| trimmed.to_string()))
+}
+
+/// Like `text`, but blank is an error.
+pub fn required_text(value: &str, max_chars: usize) -> Result<String, String> {
+    text(value, max_chars)?.ok_or_else(|| "must not be blank".into())
+}
+
+/// A BCP 47 language tag (RFC 5646), returned in its canonical letter case (`sv-SE`).
+pub fn language_tag(value: &str) -> Result<String, String> {
+    let value = value.trim();
+    if value.len() > 35 {
+        return Err("must be a BCP 47 language tag of at most 35 characters".into());
+    }
+    oxilangtag::LanguageTag::parse_and_normalize(value)
+        .map(|tag| tag.into_inner())
+        .map_err(|e| format!("must be a BCP 47 language tag such as sv or en-GB ({e})"))
+}
+
+/// A plausible e-mail address: one `@`, a non-empty local part, a dotted domain, no spaces.
+pub fn email(value: &str) -> Result<String, String> {
+    let value = value.trim();
+    let shaped = value.len() <= 254
+        && value.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && local.len() <= 64
+                && !domain.contains('@')
+                && domain.contains('.')
+                && domain
+                    .split('.')
+                    .all(|label| !label.is_empty() && label.len() <= 63)
+        })
+        && !value.chars().any(|c| c.is_whitespace() || c.is_control());
+    if shaped {
+        Ok(value.to_string())
+    } else {
+        Err("must be an e-mail address such as name@example.se".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_trimmed_bounded_and_free_of_control_characters() {
+        assert_eq!(text("  Solna ", 10), Ok(Some("Solna".into())));
+        assert_eq!(text("   ", 10), Ok(None));
+        assert!(text("a\u{0}b", 10).is_err());
+        assert!(text("åäöåäöåäöåä", 10).is_err());
+        assert!(required_text(" ", 10).is_err());
+    }
+
+    #[test]
+    fn language_tags_follow_bcp_47_in_canonical_case() {
+        assert_eq!(language_tag("sv"), Ok("sv".into()));
+        assert_eq!(language_tag("SV-se"), Ok("sv-SE".into()));
+        assert_eq!(language_tag("zh-hant-tw"), Ok("zh-Hant-TW".into()));
+        for bad in ["", "swedish language", "s", "sv_SE", "x", "en-"] {
+            assert!(language_tag(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn email_addresses_need_a_local_part_and_a_dotted_domain() {
+        assert!(email("kontor@lidingo.example").is_ok());
+        for bad in ["kontor", "@x.se", "a@b", "a@@b.se", "a b@c.se", "a@b..se"] {
+            assert!(email(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_validator_reports_every_failing_field() {
+        let mut validator = Validator::new();
+        assert_eq!(validator.check("a", Ok::<_, String>(1)), Some(1));
+        validator.check::<()>("b", Err("bad".into()));
+        validator.check::<()>("c", Err("worse".into()));
+        let ApiError::Validation { errors, .. } = validator.finish().unwrap_err() else {
+            panic!("a validation problem")
+        };
+        assert_eq!(errors.keys().collect::<Vec<_>>(), ["b", "c"]);
+    }
+}
