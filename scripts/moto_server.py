@@ -4,17 +4,50 @@ The stock `moto_server` handles requests on several threads and can lose conditi
 under concurrency; serving the same WSGI application with threaded=False serialises requests,
 so conditional writes and transactions behave as on DynamoDB.
 
+moto's TransactWriteItems backs up the table it writes with one deep copy per item of the
+transaction, so a 100-item transaction on a table of n items costs 100 copies of n items; an
+import of 1000 clients took 104 s. `copy_each_table_once` keeps the backup (rollback is
+unchanged) but makes one copy per table per transaction.
+
 usage: python scripts/moto_server.py PORT
 """
 
+import copy
 import sys
+import types
 
+import moto.dynamodb.models as dynamodb_models
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
 
 
+def copy_each_table_once() -> None:
+    backend = dynamodb_models.DynamoDBBackend
+    transact = backend.transact_write_items
+
+    def transact_write_items(self, transact_items):
+        copies = {}
+
+        def deepcopy_once(value, memo=None):
+            # Keyed by identity, with the original kept alive so its id cannot be reused.
+            key = id(value)
+            if key not in copies:
+                copies[key] = (value, copy.deepcopy(value, memo))
+            return copies[key][1]
+
+        # Requests are served one at a time, so swapping the module's `copy` is safe.
+        dynamodb_models.copy = types.SimpleNamespace(deepcopy=deepcopy_once)
+        try:
+            return transact(self, transact_items)
+        finally:
+            dynamodb_models.copy = copy
+
+    backend.transact_write_items = transact_write_items
+
+
 def main() -> None:
     port = int(sys.argv[1])
+    copy_each_table_once()
     app = DomainDispatcherApplication(create_backend_app)
     run_simple("127.0.0.1", port, app, threaded=False, use_reloader=False, use_debugger=False)
 

@@ -27,6 +27,10 @@ impl ManualClock {
         Self(Arc::new(Mutex::new(start)))
     }
 
+    pub fn set(&self, to: DateTime<Utc>) {
+        *self.0.lock().expect("clock lock poisoned") = to;
+    }
+
     pub fn advance(&self, by: Duration) {
         let mut now = self.0.lock().expect("clock lock poisoned");
         *now += by;

@@ -187,13 +187,39 @@ impl TestApp {
     }
 
     pub async fn post_json(&self, path: &str, token: Option<&str>, body: Value) -> TestResponse {
-        self.post_raw(
-            path,
-            token,
-            "application/json",
-            body.to_string().into_bytes(),
-        )
-        .await
+        self.send_json(Method::POST, path, token, body).await
+    }
+
+    pub async fn patch_json(&self, path: &str, token: Option<&str>, body: Value) -> TestResponse {
+        self.send_json(Method::PATCH, path, token, body).await
+    }
+
+    pub async fn put_json(&self, path: &str, token: Option<&str>, body: Value) -> TestResponse {
+        self.send_json(Method::PUT, path, token, body).await
+    }
+
+    pub async fn send_json(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Value,
+    ) -> TestResponse {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("content-type", "application/json");
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        self.send(request.body(Body::from(body.to_string())).unwrap())
+            .await
+    }
+
+    /// Sets the clock, then logs in, so the session is fresh at that instant.
+    pub async fn login_at(&self, phone: &str, at: DateTime<Utc>) -> String {
+        self.clock.set(at);
+        self.login(phone).await
     }
 
     pub async fn post_raw(
@@ -266,6 +292,33 @@ impl TestApp {
     pub fn dynamo_requests(&self) -> Option<HashMap<String, usize>> {
         self.counter.as_ref().map(RequestCounter::take)
     }
+}
+
+/// A problem body without its per-request `traceId`, to compare two answers.
+pub fn without_trace(mut problem: Value) -> Value {
+    if let Some(object) = problem.as_object_mut() {
+        object.remove("traceId");
+    }
+    problem
+}
+
+/// A valid Swedish personnummer (12 digits) for every `n` below 1,000,000: births spread over
+/// 1930-1949, serial and Luhn digit computed.
+pub fn personnummer(n: u32) -> String {
+    let year = 1930 + n % 20;
+    let month = 1 + (n / 20) % 12;
+    let day = 1 + (n / 240) % 28;
+    let serial = (n / 6720) % 1000;
+    let nine = format!("{:02}{month:02}{day:02}{serial:03}", year % 100);
+    let sum: u32 = nine
+        .bytes()
+        .enumerate()
+        .map(|(i, b)| {
+            let product = u32::from(b - b'0') * if i % 2 == 0 { 2 } else { 1 };
+            product / 10 + product % 10
+        })
+        .sum();
+    format!("{}{}{}", year / 100, nine, (10 - sum % 10) % 10)
 }
 
 /// Runs each scenario `async fn name(backend: Backend)` on both stores as `memory::name` and

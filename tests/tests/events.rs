@@ -11,8 +11,15 @@ fn event(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-async fn invoke(router: Router, name: &str, token: &str) -> (StatusCode, http::HeaderMap) {
-    let text = event(name).replace("REPLACE_WITH_A_SESSION_TOKEN", token);
+async fn invoke(
+    router: Router,
+    name: &str,
+    token: &str,
+    import_secret: &str,
+) -> (StatusCode, http::HeaderMap) {
+    let text = event(name)
+        .replace("REPLACE_WITH_A_SESSION_TOKEN", token)
+        .replace("REPLACE_WITH_THE_PORTAL_IMPORT_SECRET", import_secret);
     let request = lambda_http::request::from_str(&text).expect("a valid API Gateway v2 event");
     let request = request.map(|body| axum::body::Body::from(body.to_vec()));
     let response = router.oneshot(request).await.unwrap();
@@ -25,6 +32,9 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
     let token = app.login("+46701000001").await;
     let auth = || authentication::router(app.api.auth_state());
     let calls = || phone_calls::router(app.api.phone_calls_state());
+    let clients = || clients::router(app.api.clients_state());
+    let portals = || portals::router(app.api.portals_state());
+    let contacts = || contact_details::router(app.api.contact_details_state());
     let cases = [
         ("authentication-request-otp", auth(), StatusCode::ACCEPTED),
         (
@@ -34,6 +44,14 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
         ),
         ("phone-calls-get", calls(), StatusCode::OK),
         ("phone-calls-requests", calls(), StatusCode::OK),
+        ("clients-list", clients(), StatusCode::OK),
+        ("clients-patch", clients(), StatusCode::OK),
+        ("portals-get", portals(), StatusCode::OK),
+        ("portals-import-clients", portals(), StatusCode::OK),
+        ("contact-details-list", contacts(), StatusCode::OK),
+        ("contact-details-get", contacts(), StatusCode::OK),
+        ("contact-details-active", contacts(), StatusCode::OK),
+        ("contact-details-put", contacts(), StatusCode::OK),
         ("authentication-logout", auth(), StatusCode::NO_CONTENT),
     ];
     let dir = format!("{}/../events", env!("CARGO_MANIFEST_DIR"));
@@ -52,7 +70,7 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
     named.sort();
     assert_eq!(files, named, "every event file has a case here");
     for (name, router, expected) in cases {
-        let (status, headers) = invoke(router, name, &token).await;
+        let (status, headers) = invoke(router, name, &token, &app.api.import_secret(1)).await;
         assert_eq!(status, expected, "{name}");
         // The trace id is API Gateway's request id, so logs and problems match the access log.
         assert_eq!(

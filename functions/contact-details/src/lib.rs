@@ -10,7 +10,7 @@ use chrono_tz::Tz;
 use serde::Deserialize;
 
 use shared::auth::{Authenticator, Caller};
-use shared::contact_window::{self, Window, WindowError};
+use shared::contact_window::{self, WindowError};
 use shared::error::ApiError;
 use shared::extract::{Json, JsonResponse, PathId};
 use shared::phone::{self, DefaultRegion};
@@ -140,19 +140,21 @@ impl ContactDetailBody {
                 .map(|email| validate::email(&email))
                 .transpose(),
         );
-        let start = optional(self.contact_between_start).map(|t| t.trim().to_string());
-        let end = optional(self.contact_between_end).map(|t| t.trim().to_string());
-        match Window::parse(start.as_deref(), end.as_deref()) {
-            Ok(_) => {}
-            Err(WindowError::Start(message)) => {
-                validator.check::<()>("contactBetweenStart", Err(message));
-            }
-            Err(WindowError::End(message)) => {
-                validator.check::<()>("contactBetweenEnd", Err(message));
-            }
-            Err(error @ WindowError::HalfOpen) => {
-                validator.check::<()>("contactBetweenEnd", Err(error.to_string()));
-            }
+        let mut time = |field: &str, value: Option<String>| {
+            let value = optional(value).map(|t| t.trim().to_string());
+            validator.check(
+                field,
+                value
+                    .map(|t| contact_window::parse_time(&t).map(|_| t))
+                    .transpose(),
+            )
+        };
+        let start = time("contactBetweenStart", self.contact_between_start);
+        let end = time("contactBetweenEnd", self.contact_between_end);
+        if let (Some(start), Some(end)) = (&start, &end)
+            && start.is_some() != end.is_some()
+        {
+            validator.check::<()>("contactBetweenEnd", Err(WindowError::HalfOpen.to_string()));
         }
         let priority = validator.check(
             "priority",
@@ -169,8 +171,8 @@ impl ContactDetailBody {
             name: name.unwrap_or_default(),
             contact_number: contact_number.flatten(),
             contact_email: contact_email.flatten(),
-            contact_between_start: start,
-            contact_between_end: end,
+            contact_between_start: start.flatten(),
+            contact_between_end: end.flatten(),
             priority: priority.unwrap_or_default(),
             is_active: is_active.unwrap_or_default(),
         })

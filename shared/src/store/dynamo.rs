@@ -54,6 +54,8 @@ const KEY_ATTRIBUTES: [&str; 5] = ["pk", "sk", "gsi1pk", "gsi1sk", "ttl"];
 /// DynamoDB's limits, which moto does not enforce.
 const BATCH_WRITE_LIMIT: usize = 25;
 const BATCH_GET_LIMIT: usize = 100;
+/// Items read beyond a client page, so that deleted clients rarely cost a second Query.
+const PAGE_SLACK: usize = 16;
 /// Clients per import transaction: each is two items, the client and its national-id claim.
 const IMPORT_CLIENTS_PER_TRANSACTION: usize = TRANSACTION_LIMIT / 2;
 const TRANSACTION_LIMIT: usize = 100;
@@ -1116,7 +1118,9 @@ impl DynamoStore {
                 .expression_attribute_values(":from", s(from.clone()))
                 .expression_attribute_values(":to", s(keys::CLIENTS_END))
                 .expression_attribute_values(":false", AttributeValue::Bool(false))
-                .set_limit(remaining.map(|r| i32::try_from(r).unwrap_or(i32::MAX)))
+                // DynamoDB applies `Limit` before the filter; a little slack keeps a page
+                // to one request when deleted clients fall inside it.
+                .set_limit(remaining.map(|r| i32::try_from(r + PAGE_SLACK).unwrap_or(i32::MAX)))
                 .set_exclusive_start_key(start_key)
                 .consistent_read(true)
                 .send()
