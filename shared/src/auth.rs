@@ -165,6 +165,19 @@ mod tests {
     }
 
     #[test]
+    fn a_portals_import_secret_is_the_documented_hmac() {
+        // The same value `IMPORT_SECRET=local-master scripts/import-secret.sh 1` prints.
+        assert_eq!(
+            portal_import_secret(b"local-master", 1),
+            "y4COOgii6eFtOZZqo2a7CU5ish4Pfa_7ktW0wDNucM4"
+        );
+        assert_ne!(
+            portal_import_secret(b"local-master", 2),
+            portal_import_secret(b"local-master", 1)
+        );
+    }
+
+    #[test]
     fn otp_hash_depends_on_request_number_and_code() {
         let base = otp_hash(b"k", "r1", "+46701234567", "123456");
         assert_ne!(base, otp_hash(b"k", "r2", "+46701234567", "123456"));

@@ -81,6 +81,7 @@ async fn an_import_creates_each_new_national_id_once_and_reports_the_rest(backen
     let secret = app.api.import_secret(1);
     let ids: Vec<String> = [
         "19380412-2384", // Gunnel Andersson, client 1
+        "193605221237",  // Edvin Holm, client 9, deleted: still the portal's
         "19121212-1212", // new
         "121212+1212",   // the same person, ten digits with the centenarian separator
         "NO 1234-5678",  // another country's form
@@ -118,7 +119,10 @@ async fn an_import_creates_each_new_national_id_once_and_reports_the_rest(backen
     );
     assert_eq!(
         pairs(&result["existing"]),
-        [(1, "193804122384".to_string())]
+        [
+            (1, "193804122384".to_string()),
+            (9, "193605221237".to_string())
+        ]
     );
     let invalid: Vec<(&str, &str)> = result["invalid"]
         .as_array()
@@ -150,6 +154,7 @@ async fn an_import_creates_each_new_national_id_once_and_reports_the_rest(backen
     existing.sort();
     let mut expected = created.clone();
     expected.push((1, "193804122384".into()));
+    expected.push((9, "193605221237".into()));
     expected.sort();
     assert_eq!(existing, expected);
 
@@ -237,8 +242,14 @@ async fn a_wrong_secret_another_portals_secret_and_an_unknown_portal_get_the_sam
 ) {
     let app = spawn_app(backend).await;
     let ids = vec![personnummer(1)];
+    app.dynamo_requests();
     let wrong = import(&app, 1, "not-the-secret", &ids).await;
     let wrong = without_trace(wrong.problem(StatusCode::UNAUTHORIZED));
+    if let Some(counts) = app.dynamo_requests() {
+        assert_eq!(counts.get("BatchGetItem"), Some(&1), "{counts:?}");
+        assert_eq!(counts.get("PutItem"), Some(&1), "the failure: {counts:?}");
+        assert_eq!(counts.len(), 2, "{counts:?}");
+    }
     let foreign = import(&app, 1, &app.api.import_secret(2), &ids).await;
     assert_eq!(
         without_trace(foreign.problem(StatusCode::UNAUTHORIZED)),
