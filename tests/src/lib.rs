@@ -288,6 +288,19 @@ impl TestApp {
         session.json()["token"].as_str().unwrap().to_string()
     }
 
+    /// Asserts the DynamoDB requests since the last count, exactly, by operation; nothing on
+    /// the in-memory store.
+    #[track_caller]
+    pub fn expect_requests(&self, expected: &[(&str, usize)]) {
+        if let Some(counts) = self.dynamo_requests() {
+            let expected: HashMap<String, usize> = expected
+                .iter()
+                .map(|(operation, n)| (operation.to_string(), *n))
+                .collect();
+            assert_eq!(counts, expected, "DynamoDB requests by operation");
+        }
+    }
+
     /// DynamoDB requests since the last call, by operation; `None` on the in-memory store.
     pub fn dynamo_requests(&self) -> Option<HashMap<String, usize>> {
         self.counter.as_ref().map(RequestCounter::take)

@@ -19,23 +19,13 @@ async fn request_id(app: &TestApp, phone: &str) -> String {
     issued.json()["requestId"].as_str().unwrap().to_string()
 }
 
-fn assert_requests(app: &TestApp, expected: &[(&str, usize)]) {
-    if let Some(counts) = app.dynamo_requests() {
-        let expected = expected
-            .iter()
-            .map(|(op, n)| (op.to_string(), *n))
-            .collect();
-        assert_eq!(counts, expected);
-    }
-}
-
 async fn a_correct_code_gives_a_bearer_session_within_the_request_budget(backend: Backend) {
     let app = spawn_app(backend).await;
     let issued = app.request_otp("070-100 00 01").await;
     assert_eq!(issued.status, StatusCode::ACCEPTED);
     let body = issued.json();
     assert_eq!(body["expiresAt"], "2026-11-20T12:10:00Z");
-    assert_requests(&app, &[("BatchGetItem", 1), ("TransactWriteItems", 1)]);
+    app.expect_requests(&[("BatchGetItem", 1), ("TransactWriteItems", 1)]);
 
     let request_id = body["requestId"].as_str().unwrap();
     let session = app.validate(KARIN, request_id, &app.last_code(KARIN)).await;
@@ -48,7 +38,7 @@ async fn a_correct_code_gives_a_bearer_session_within_the_request_budget(backend
         session["account"],
         json!({"id": 1, "name": "Karin Nyström", "phoneNumber": KARIN, "portalId": 1})
     );
-    assert_requests(&app, &[("BatchGetItem", 1), ("TransactWriteItems", 1)]);
+    app.expect_requests(&[("BatchGetItem", 1), ("TransactWriteItems", 1)]);
 }
 
 async fn a_code_expires_after_ten_minutes(backend: Backend) {
@@ -157,7 +147,7 @@ async fn logout_ends_only_the_current_session(backend: Backend) {
         )
         .await;
     assert_eq!(out.status, StatusCode::NO_CONTENT);
-    assert_requests(&app, &[("GetItem", 1), ("DeleteItem", 1)]);
+    app.expect_requests(&[("GetItem", 1), ("DeleteItem", 1)]);
     app.get("/phone-calls/1001", Some(&first))
         .await
         .problem(StatusCode::UNAUTHORIZED);
@@ -178,7 +168,7 @@ async fn logout_of_all_ends_every_session_of_the_account(backend: Backend) {
         .await;
     assert_eq!(out.status, StatusCode::NO_CONTENT);
     // Session check, the account's session index, one transaction deleting both sessions.
-    assert_requests(&app, &[("GetItem", 2), ("TransactWriteItems", 1)]);
+    app.expect_requests(&[("GetItem", 2), ("TransactWriteItems", 1)]);
     for token in [&first, &second] {
         app.get("/phone-calls/1001", Some(token))
             .await

@@ -26,10 +26,7 @@ async fn the_portals_contact_details_come_by_priority_then_id(backend: Backend) 
     app.dynamo_requests();
     let answer = app.get("/contact-details", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
-    if let Some(counts) = app.dynamo_requests() {
-        assert_eq!(counts.get("Query"), Some(&1), "{counts:?}");
-        assert_eq!(counts.get("GetItem"), Some(&1), "session: {counts:?}");
-    }
+    app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
     let list = answer.json();
     assert_eq!(ids(&list), [301, 303, 302]);
     assert_eq!(list[0].as_object().unwrap().len(), 11);
@@ -42,14 +39,7 @@ async fn one_contact_detail_is_read_and_another_portals_is_not_found(backend: Ba
     app.dynamo_requests();
     let answer = app.get("/contact-details/303", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
-    if let Some(counts) = app.dynamo_requests() {
-        assert_eq!(
-            counts.get("GetItem"),
-            Some(&2),
-            "session, record: {counts:?}"
-        );
-        assert_eq!(counts.len(), 1, "{counts:?}");
-    }
+    app.expect_requests(&[("GetItem", 2)]);
     assert_eq!(answer.json()["name"], "Night patrol");
     let missing = app.get("/contact-details/99999", Some(&token)).await;
     let missing = without_trace(missing.problem(StatusCode::NOT_FOUND));
@@ -109,9 +99,7 @@ async fn active_contact_details_follow_their_windows_in_stockholm_time(backend: 
         app.dynamo_requests();
         let answer = app.get("/contact-details/active", Some(&token)).await;
         assert_eq!(answer.status, StatusCode::OK);
-        if let Some(counts) = app.dynamo_requests() {
-            assert_eq!(counts.get("Query"), Some(&1), "{counts:?}");
-        }
+        app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
         assert_eq!(ids(&answer.json()), expected, "at {instant}");
     }
 }
@@ -171,11 +159,7 @@ async fn a_put_replaces_the_editable_fields_and_returns_the_record(backend: Back
         )
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-    if let Some(counts) = app.dynamo_requests() {
-        assert_eq!(counts.get("UpdateItem"), Some(&1), "{counts:?}");
-        assert_eq!(counts.get("GetItem"), Some(&1), "session: {counts:?}");
-        assert_eq!(counts.len(), 2, "{counts:?}");
-    }
+    app.expect_requests(&[("GetItem", 1), ("UpdateItem", 1)]);
     let record = answer.json();
     assert_eq!(record["name"], "Kvällspersonal");
     assert_eq!(record["contactNumber"], "+4687001061");

@@ -61,15 +61,7 @@ async fn a_call_comes_first_with_its_transcript_then_its_connected_calls(backend
     let answer = app.get("/phone-calls/1001", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.content_type(), "application/json; charset=utf-8");
-    if let Some(counts) = app.dynamo_requests() {
-        assert_eq!(counts.get("GetItem"), Some(&1), "session check: {counts:?}");
-        assert_eq!(
-            counts.get("Query"),
-            Some(&2),
-            "call and connected calls: {counts:?}"
-        );
-        assert_eq!(counts.len(), 2, "{counts:?}");
-    }
+    app.expect_requests(&[("GetItem", 1), ("Query", 2)]);
     let calls = answer.json();
     let calls = calls.as_array().unwrap();
     assert_eq!(
@@ -129,10 +121,7 @@ async fn the_requests_of_a_call_are_listed_by_id_in_one_query(backend: Backend) 
     app.dynamo_requests();
     let answer = app.get("/phone-calls/1001/requests", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
-    if let Some(counts) = app.dynamo_requests() {
-        assert_eq!(counts.get("Query"), Some(&1), "{counts:?}");
-        assert_eq!(counts.get("GetItem"), Some(&1), "{counts:?}");
-    }
+    app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
     let requests = answer.json();
     let ids: Vec<i64> = requests
         .as_array()

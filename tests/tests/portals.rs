@@ -41,14 +41,7 @@ async fn a_staff_member_reads_their_own_portal(backend: Backend) {
     app.dynamo_requests();
     let answer = app.get("/portals/1", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
-    if let Some(counts) = app.dynamo_requests() {
-        assert_eq!(
-            counts.get("GetItem"),
-            Some(&2),
-            "session, portal: {counts:?}"
-        );
-        assert_eq!(counts.len(), 1, "{counts:?}");
-    }
+    app.expect_requests(&[("GetItem", 2)]);
     let portal = answer.json();
     assert_eq!(portal["name"], "Hemtjänst Solna");
     assert_eq!(portal["organisationId"], 1);
@@ -94,16 +87,11 @@ async fn an_import_creates_each_new_national_id_once_and_reports_the_rest(backen
     app.dynamo_requests();
     let answer = import(&app, 1, &secret, &ids).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-    if let Some(counts) = app.dynamo_requests() {
-        assert_eq!(
-            counts.get("BatchGetItem"),
-            Some(&2),
-            "guard, then national ids: {counts:?}"
-        );
-        assert_eq!(counts.get("UpdateItem"), Some(&1), "ids: {counts:?}");
-        assert_eq!(counts.get("TransactWriteItems"), Some(&1), "{counts:?}");
-        assert_eq!(counts.len(), 3, "{counts:?}");
-    }
+    app.expect_requests(&[
+        ("BatchGetItem", 2),
+        ("UpdateItem", 1),
+        ("TransactWriteItems", 1),
+    ]);
     let result = answer.json();
     let created = pairs(&result["created"]);
     assert_eq!(
@@ -144,10 +132,7 @@ async fn an_import_creates_each_new_national_id_once_and_reports_the_rest(backen
     // The same request again creates nothing and costs two reads.
     let again = import(&app, 1, &secret, &ids).await;
     assert_eq!(again.status, StatusCode::OK);
-    if let Some(counts) = app.dynamo_requests() {
-        assert_eq!(counts.get("BatchGetItem"), Some(&2), "{counts:?}");
-        assert_eq!(counts.len(), 1, "{counts:?}");
-    }
+    app.expect_requests(&[("BatchGetItem", 2)]);
     let again = again.json();
     assert_eq!(again["created"], json!([]));
     let mut existing = pairs(&again["existing"]);
@@ -177,15 +162,11 @@ async fn a_thousand_ids_are_written_in_transactions_of_fifty_clients(backend: Ba
     app.dynamo_requests();
     let answer = import(&app, 2, &app.api.import_secret(2), &ids).await;
     assert_eq!(answer.status, StatusCode::OK);
-    if let Some(counts) = app.dynamo_requests() {
-        assert_eq!(counts.get("BatchGetItem"), Some(&11), "{counts:?}");
-        assert_eq!(
-            counts.get("UpdateItem"),
-            Some(&1),
-            "one id reservation: {counts:?}"
-        );
-        assert_eq!(counts.get("TransactWriteItems"), Some(&20), "{counts:?}");
-    }
+    app.expect_requests(&[
+        ("BatchGetItem", 11),
+        ("UpdateItem", 1),
+        ("TransactWriteItems", 20),
+    ]);
     let created = pairs(&answer.json()["created"]);
     assert_eq!(created.len(), 1000);
     let client_ids: Vec<i64> = created.iter().map(|(id, _)| *id).collect();
@@ -245,11 +226,7 @@ async fn a_wrong_secret_another_portals_secret_and_an_unknown_portal_get_the_sam
     app.dynamo_requests();
     let wrong = import(&app, 1, "not-the-secret", &ids).await;
     let wrong = without_trace(wrong.problem(StatusCode::UNAUTHORIZED));
-    if let Some(counts) = app.dynamo_requests() {
-        assert_eq!(counts.get("BatchGetItem"), Some(&1), "{counts:?}");
-        assert_eq!(counts.get("PutItem"), Some(&1), "the failure: {counts:?}");
-        assert_eq!(counts.len(), 2, "{counts:?}");
-    }
+    app.expect_requests(&[("BatchGetItem", 1), ("PutItem", 1)]);
     let foreign = import(&app, 1, &app.api.import_secret(2), &ids).await;
     assert_eq!(
         without_trace(foreign.problem(StatusCode::UNAUTHORIZED)),
