@@ -1387,7 +1387,9 @@ impl PortalStore for DynamoStore {
                         Ok(()) => {
                             created.extend(chunk.iter().map(|(id, nid)| ((*nid).clone(), *id)))
                         }
-                        Err(StoreError::ConditionFailed) => {
+                        // DynamoDB reports a race with a concurrent transaction on the same
+                        // claims either way.
+                        Err(StoreError::ConditionFailed | StoreError::Throttled(_)) => {
                             let ids: Vec<String> =
                                 chunk.iter().map(|(_, nid)| (*nid).clone()).collect();
                             let found = self.national_id_claims(portal_id, &ids).await?;
