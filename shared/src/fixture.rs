@@ -194,6 +194,24 @@ impl Seed {
                 FixtureError::Inconsistent(format!("contact detail {}: {e}", detail.id))
             })?;
         }
+        let mut open_entries = HashSet::new();
+        for questionnaire in &fixture.questionnaires {
+            for entry in &questionnaire.clients {
+                known(
+                    "questionnaire entry",
+                    entry.client_id,
+                    "client",
+                    &client_ids,
+                )?;
+                let open = entry.phone_call_id.is_none() && entry.next_try_at.is_some();
+                if open && !open_entries.insert((questionnaire.id, entry.client_id)) {
+                    return Err(FixtureError::Inconsistent(format!(
+                        "client {} has two open entries for questionnaire {}",
+                        entry.client_id, questionnaire.id
+                    )));
+                }
+            }
+        }
         Ok(Self {
             portals: fixture.portals,
             accounts,

@@ -35,6 +35,7 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
     let clients = || clients::router(app.api.clients_state());
     let portals = || portals::router(app.api.portals_state());
     let contacts = || contact_details::router(app.api.contact_details_state());
+    let questionnaires = || questionnaires::router(app.api.questionnaires_state());
     let cases = [
         ("authentication-request-otp", auth(), StatusCode::ACCEPTED),
         (
@@ -52,6 +53,18 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
         ("contact-details-get", contacts(), StatusCode::OK),
         ("contact-details-active", contacts(), StatusCode::OK),
         ("contact-details-put", contacts(), StatusCode::OK),
+        ("questionnaires-list", questionnaires(), StatusCode::OK),
+        ("questionnaires-get", questionnaires(), StatusCode::OK),
+        (
+            "questionnaires-add-question",
+            questionnaires(),
+            StatusCode::CREATED,
+        ),
+        (
+            "questionnaires-start-for-clients",
+            questionnaires(),
+            StatusCode::OK,
+        ),
         ("authentication-logout", auth(), StatusCode::NO_CONTENT),
     ];
     let dir = format!("{}/../events", env!("CARGO_MANIFEST_DIR"));

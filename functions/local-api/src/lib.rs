@@ -13,7 +13,8 @@ use shared::extract::JsonResponse;
 use shared::notify::Outbox;
 use shared::phone::DefaultRegion;
 use shared::store::{
-    AuthStore, ClientStore, ContactDetailStore, PhoneCallReader, PortalStore, SeedWriter,
+    AuthStore, ClientStore, ContactDetailStore, PhoneCallReader, PortalStore, QuestionnaireStore,
+    SeedWriter,
 };
 
 /// The demo fixture served when no `--seed` is given.
@@ -21,11 +22,23 @@ pub const DEMO_FIXTURE: &str = include_str!("../fixtures/demo.json");
 
 /// Everything one store has to offer the functions.
 pub trait Store:
-    AuthStore + PhoneCallReader + ClientStore + PortalStore + ContactDetailStore + SeedWriter
+    AuthStore
+    + PhoneCallReader
+    + ClientStore
+    + PortalStore
+    + ContactDetailStore
+    + QuestionnaireStore
+    + SeedWriter
 {
 }
 impl<T> Store for T where
-    T: AuthStore + PhoneCallReader + ClientStore + PortalStore + ContactDetailStore + SeedWriter
+    T: AuthStore
+        + PhoneCallReader
+        + ClientStore
+        + PortalStore
+        + ContactDetailStore
+        + QuestionnaireStore
+        + SeedWriter
 {
 }
 
@@ -130,13 +143,21 @@ impl LocalApi {
         }
     }
 
+    pub fn questionnaires_state(&self) -> questionnaires::QuestionnairesState {
+        questionnaires::QuestionnairesState {
+            questionnaires: self.store.clone(),
+            authenticator: self.authenticator(),
+        }
+    }
+
     /// Every function's routes on one router, plus `/_dev/outbox`.
     pub fn router(&self) -> Router {
         let functions = authentication::routes(self.auth_state())
             .merge(phone_calls::routes(self.phone_calls_state()))
             .merge(clients::routes(self.clients_state()))
             .merge(portals::routes(self.portals_state()))
-            .merge(contact_details::routes(self.contact_details_state()));
+            .merge(contact_details::routes(self.contact_details_state()))
+            .merge(questionnaires::routes(self.questionnaires_state()));
         let outbox = self.outbox.clone();
         let dev = Router::new().route(
             "/_dev/outbox",

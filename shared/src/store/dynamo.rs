@@ -11,9 +11,12 @@
 //! - `CALL#{id}` / `LINE#{id}`, `META`, `REQ#{id}`: transcript lines sort before the call and
 //!   client requests after it, so "call + transcript" and "call + requests" are one range
 //!   Query each. A call connected to call C, and its lines, carry `gsi1pk = CONNECTED#{C}`.
-//! - `QUESTIONNAIRE#{id}` / `META`, `QUESTION#{id}`; per portal of the client:
-//!   `QUESTIONNAIRE#{id}#PORTAL#{p}` / `ENTRY#{id}`, `ANSWER#{entry}#{question}`;
-//!   `gsi1pk = QUESTIONNAIRES` lists them.
+//! - `QUESTIONNAIRE#{id}` / `META`, `QUESTION#{id}`, `QUESTIONS` (version of the question
+//!   list, guarding inserts); `gsi1pk = QUESTIONNAIRES` lists them. Per portal of the client,
+//!   `QUESTIONNAIRE#{id}#PORTAL#{p}` / `OPEN#{client}` (the client's open entry, at most one),
+//!   `ENTRY#{id}` (closed entries), `ANSWER#{entry}#{question}`. Entries carry `schedule`;
+//!   open ones are in the due-time index: `gsi1pk = DUE#{id % 8}`,
+//!   `gsi1sk = {nextTryAt}#{id}` (sparse: closed entries leave it).
 //! - `COUNTER` / `{kind}`: id counters (`value`).
 //!
 //! Auth table (`pk`, TTL attribute `ttl`): `SESSION#{sha256}`, `SESSIONS#{account}` (the
@@ -34,6 +37,10 @@ use aws_sdk_dynamodb::types::{
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 use super::{
+    AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, Schedule, StartOutcome,
+    entry_is_open, question_refusal,
+};
+use super::{
     AuthStore, BoxError, OtpRequest, PhoneCallReader, SeedWriter, SendLog, Session, SessionReader,
     StoreError, StoreResult, order_thread,
 };
@@ -45,7 +52,8 @@ use crate::config::Tables;
 use crate::fixture::Seed;
 use crate::fixture::counters;
 use crate::records::{
-    Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, Timestamp, TranscriptLine,
+    Account, Answer, Client, ClientRequest, ContactDetail, PhoneCall, Portal, Question,
+    QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp, TranscriptLine,
 };
 
 type Item = HashMap<String, AttributeValue>;
@@ -132,6 +140,24 @@ mod keys {
     }
     pub fn questionnaire_portal(id: i32, portal: i32) -> String {
         format!("QUESTIONNAIRE#{id}#PORTAL#{portal}")
+    }
+    pub fn question(id: i32) -> String {
+        format!("QUESTION#{}", padded(id))
+    }
+    /// The version item that serialises question inserts of one questionnaire.
+    pub const QUESTIONS_VERSION: &str = "QUESTIONS";
+    /// A client's open entry: one per questionnaire and client, which keeps starts idempotent.
+    pub fn open_entry(client_id: i32) -> String {
+        format!("OPEN#{}", padded(client_id))
+    }
+    /// A closed entry (called, or out of attempts), kept for the record.
+    pub fn closed_entry(entry_id: i32) -> String {
+        format!("ENTRY#{}", padded(entry_id))
+    }
+    /// Shards of the due-time index (`gsi1`) that the scheduler reads open entries from.
+    pub const DUE_SHARDS: i32 = 8;
+    pub fn due(entry_id: i32) -> String {
+        format!("DUE#{}", entry_id.rem_euclid(DUE_SHARDS))
     }
     pub const META: &str = "META";
     pub fn session(hash: &str) -> String {
@@ -923,12 +949,11 @@ fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
         for entry in &questionnaire.clients {
             let portal = client_portal.get(&entry.client_id).copied().unwrap_or(0);
             entry_portal.insert(entry.id, portal);
-            let keys = data_keys(
-                keys::questionnaire_portal(questionnaire.id, portal),
-                format!("ENTRY#{}", padded(entry.id)),
-                None,
-            );
-            items.push(to_item(entry, keys)?);
+            items.push(entry_item(
+                entry,
+                portal,
+                &Schedule::defaults_of(questionnaire),
+            )?);
         }
         for answer in &questionnaire.answers {
             let portal = entry_portal
@@ -1428,6 +1453,338 @@ impl PortalStore for DynamoStore {
                 },
             })
             .collect())
+    }
+}
+
+// ---- questionnaires ----------------------------------------------------------------------
+
+const SCHEDULE: &str = "schedule";
+/// Rounds an insert may lose to concurrent inserts before it answers 503.
+const QUESTION_INSERT_ATTEMPTS: u32 = 16;
+
+/// An entry as stored: open under `OPEN#{client}` in the due-time index, closed under
+/// `ENTRY#{id}`, with its schedule.
+fn entry_item(
+    entry: &QuestionnaireClientEntry,
+    portal_id: i32,
+    schedule: &Schedule,
+) -> StoreResult<Item> {
+    let pk = keys::questionnaire_portal(entry.questionnaire_id, portal_id);
+    let keys = match entry.next_try_at {
+        Some(next) if entry_is_open(entry, schedule) => data_keys(
+            pk,
+            keys::open_entry(entry.client_id),
+            Some((
+                keys::due(entry.id),
+                format!("{}#{}", next.to_rfc3339(), padded(entry.id)),
+            )),
+        ),
+        _ => data_keys(pk, keys::closed_entry(entry.id), None),
+    };
+    let mut item = to_item(entry, keys)?;
+    item.insert(
+        SCHEDULE.into(),
+        serde_dynamo::to_attribute_value(schedule)
+            .map_err(|e| StoreError::Corrupt(format!("cannot encode schedule: {e}")))?,
+    );
+    Ok(item)
+}
+
+fn entry_from_item(mut item: Item) -> StoreResult<QuestionnaireClientEntry> {
+    item.remove(SCHEDULE);
+    from_item(item)
+}
+
+fn version_of(item: &Item) -> StoreResult<u64> {
+    match item.get("version") {
+        Some(AttributeValue::N(version)) => version
+            .parse()
+            .map_err(|_| StoreError::Corrupt(format!("version {version:?}"))),
+        _ => Ok(0),
+    }
+}
+
+/// Where a write guarded by a version may go: first write, or the version read.
+fn version_condition(
+    put: aws_sdk_dynamodb::types::builders::PutBuilder,
+    read: u64,
+) -> aws_sdk_dynamodb::types::builders::PutBuilder {
+    if read == 0 {
+        put.condition_expression("attribute_not_exists(pk)")
+    } else {
+        put.condition_expression("version = :v")
+            .expression_attribute_values(":v", n(read))
+    }
+}
+
+impl DynamoStore {
+    fn data_put(&self, item: Item, condition: Option<&str>) -> StoreResult<TransactWriteItem> {
+        Put::builder()
+            .table_name(&self.tables.data)
+            .set_item(Some(item))
+            .set_condition_expression(condition.map(str::to_string))
+            .build()
+            .map(txn_put)
+            .map_err(build_error)
+    }
+}
+
+#[async_trait]
+impl QuestionnaireStore for DynamoStore {
+    async fn questionnaires(&self) -> StoreResult<Vec<QuestionnaireSummary>> {
+        self.query_all(
+            Some("gsi1"),
+            "gsi1pk = :list",
+            vec![(":list", s("QUESTIONNAIRES"))],
+        )
+        .await?
+        .into_iter()
+        .map(from_item)
+        .collect()
+    }
+
+    async fn questionnaire(
+        &self,
+        id: i32,
+        portal_id: i32,
+    ) -> StoreResult<Option<QuestionnaireDetail>> {
+        let (definition, portal) = futures::future::try_join(
+            self.query_all(None, "pk = :pk", vec![(":pk", s(keys::questionnaire(id)))]),
+            self.query_all(
+                None,
+                "pk = :pk",
+                vec![(":pk", s(keys::questionnaire_portal(id, portal_id)))],
+            ),
+        )
+        .await?;
+        let mut summary: Option<QuestionnaireSummary> = None;
+        let mut questions: Vec<Question> = Vec::new();
+        for item in definition {
+            match sk_of(&item) {
+                keys::META => summary = Some(from_item(item)?),
+                sk if sk.starts_with("QUESTION#") => questions.push(from_item(item)?),
+                _ => {}
+            }
+        }
+        let Some(summary) = summary else {
+            return Ok(None);
+        };
+        let mut clients = Vec::new();
+        let mut answers: Vec<Answer> = Vec::new();
+        for item in portal {
+            let sk = sk_of(&item);
+            if sk.starts_with("OPEN#") || sk.starts_with("ENTRY#") {
+                clients.push(entry_from_item(item)?);
+            } else if sk.starts_with("ANSWER#") {
+                answers.push(from_item(item)?);
+            }
+        }
+        Ok(Some(QuestionnaireDetail {
+            id: summary.id,
+            name: summary.name,
+            description: summary.description,
+            first_message: summary.first_message,
+            retry_interval_days: summary.retry_interval_days,
+            max_tries: summary.max_tries,
+            interval_back_off_multiplier: summary.interval_back_off_multiplier,
+            repeat_interval_days: summary.repeat_interval_days,
+            created_at: summary.created_at,
+            questions,
+            answers,
+            clients,
+        }))
+    }
+
+    async fn add_question(
+        &self,
+        questionnaire_id: i32,
+        question: &NewQuestion,
+    ) -> StoreResult<AddQuestionOutcome> {
+        let pk = keys::questionnaire(questionnaire_id);
+        let mut id = None;
+        // A concurrent insert changes the version; read again and shift again, after a short
+        // random pause so that a crowd of writers spreads out.
+        for attempt in 0..QUESTION_INSERT_ATTEMPTS {
+            if attempt > 0 {
+                let pause = rand::random_range(0..10 * u64::from(attempt));
+                tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+            }
+            let items = self
+                .query_all(None, "pk = :pk", vec![(":pk", s(pk.clone()))])
+                .await?;
+            let mut exists = false;
+            let mut version = 0;
+            let mut questions: Vec<Question> = Vec::new();
+            for item in items {
+                match sk_of(&item) {
+                    keys::META => exists = true,
+                    keys::QUESTIONS_VERSION => version = version_of(&item)?,
+                    sk if sk.starts_with("QUESTION#") => questions.push(from_item(item)?),
+                    _ => {}
+                }
+            }
+            if !exists {
+                return Ok(AddQuestionOutcome::NoQuestionnaire);
+            }
+            if let Some(refusal) = question_refusal(&questions, question.position) {
+                return Ok(refusal);
+            }
+            let question_id = match id {
+                Some(id) => id,
+                None => *id.insert(self.reserve_ids(counters::QUESTION, 1).await?),
+            };
+            let added = Question {
+                id: question_id,
+                questionnaire_id,
+                position: question.position,
+                kind: Some(question.kind.clone()),
+                prompt: Some(question.prompt.clone()),
+                metadata: question.metadata.clone(),
+            };
+            let mut version_item = data_keys(pk.clone(), keys::QUESTIONS_VERSION.into(), None);
+            version_item.insert("version".into(), n(version + 1));
+            let guard = version_condition(
+                Put::builder()
+                    .table_name(&self.tables.data)
+                    .set_item(Some(version_item)),
+                version,
+            )
+            .build()
+            .map_err(build_error)?;
+            let mut writes = vec![
+                txn_put(guard),
+                self.data_put(
+                    to_item(
+                        &added,
+                        data_keys(pk.clone(), keys::question(question_id), None),
+                    )?,
+                    Some("attribute_not_exists(pk)"),
+                )?,
+            ];
+            for moved in questions.iter().filter(|q| q.position >= question.position) {
+                writes.push(txn_update(
+                    Update::builder()
+                        .table_name(&self.tables.data)
+                        .set_key(Some(key(pk.clone(), Some(&keys::question(moved.id)))))
+                        .update_expression("SET #position = :position")
+                        .expression_attribute_names("#position", "position")
+                        .expression_attribute_values(":position", n(moved.position + 1))
+                        .build()
+                        .map_err(build_error)?,
+                ));
+            }
+            match self.transact(writes).await {
+                Ok(()) => return Ok(AddQuestionOutcome::Added(added)),
+                Err(StoreError::ConditionFailed | StoreError::Throttled(_)) => continue,
+                Err(other) => return Err(other),
+            }
+        }
+        Err(StoreError::Throttled(
+            "questions kept changing during the insert".into(),
+        ))
+    }
+
+    async fn start_entries(
+        &self,
+        questionnaire_id: i32,
+        portal_id: i32,
+        entries: &[NewEntry],
+        now: Timestamp,
+    ) -> StoreResult<StartOutcome> {
+        let entry_pk = keys::questionnaire_portal(questionnaire_id, portal_id);
+        let mut ids = None;
+        for _ in 0..3 {
+            let mut wanted = vec![key(keys::questionnaire(questionnaire_id), Some(keys::META))];
+            for new in entries {
+                wanted.push(key(
+                    keys::portal(portal_id),
+                    Some(&keys::client(new.client_id)),
+                ));
+                wanted.push(key(
+                    entry_pk.clone(),
+                    Some(&keys::open_entry(new.client_id)),
+                ));
+            }
+            let mut exists = false;
+            let mut live_clients = std::collections::HashSet::new();
+            let mut open: HashMap<i32, QuestionnaireClientEntry> = HashMap::new();
+            for item in self.batch_get_data(wanted).await? {
+                let sk = sk_of(&item).to_string();
+                if sk == keys::META {
+                    exists = true;
+                } else if sk.starts_with("OPEN#") {
+                    let entry = entry_from_item(item)?;
+                    open.insert(entry.client_id, entry);
+                } else if !matches!(item.get("isDeleted"), Some(AttributeValue::Bool(true))) {
+                    live_clients.insert(client_from_item(item, now)?.id);
+                }
+            }
+            if !exists {
+                return Ok(StartOutcome::NoQuestionnaire);
+            }
+            let unknown: Vec<i32> = entries
+                .iter()
+                .map(|new| new.client_id)
+                .filter(|id| !live_clients.contains(id))
+                .collect();
+            if !unknown.is_empty() {
+                return Ok(StartOutcome::UnknownClients(unknown));
+            }
+            let fresh: Vec<&NewEntry> = entries
+                .iter()
+                .filter(|new| !open.contains_key(&new.client_id))
+                .collect();
+            let already_scheduled = entries
+                .iter()
+                .filter_map(|new| open.get(&new.client_id).cloned())
+                .collect();
+            if fresh.is_empty() {
+                return Ok(StartOutcome::Started {
+                    created: Vec::new(),
+                    already_scheduled,
+                });
+            }
+            let first = match ids {
+                Some((first, count)) if count >= fresh.len() => first,
+                _ => {
+                    let first = self
+                        .reserve_ids(counters::QUESTIONNAIRE_ENTRY, fresh.len())
+                        .await?;
+                    ids.insert((first, fresh.len())).0
+                }
+            };
+            let mut created = Vec::with_capacity(fresh.len());
+            let mut writes = Vec::with_capacity(fresh.len());
+            for (id, new) in (first..).zip(&fresh) {
+                let entry = QuestionnaireClientEntry {
+                    id,
+                    client_id: new.client_id,
+                    questionnaire_id,
+                    phone_call_id: None,
+                    created_at: now,
+                    next_try_at: Some(new.start_date),
+                };
+                writes.push(self.data_put(
+                    entry_item(&entry, portal_id, &new.schedule)?,
+                    Some("attribute_not_exists(pk)"),
+                )?);
+                created.push(entry);
+            }
+            match self.transact(writes).await {
+                Ok(()) => {
+                    return Ok(StartOutcome::Started {
+                        created,
+                        already_scheduled,
+                    });
+                }
+                // A concurrent start opened an entry for one of these clients: read again.
+                Err(StoreError::ConditionFailed | StoreError::Throttled(_)) => continue,
+                Err(other) => return Err(other),
+            }
+        }
+        Err(StoreError::Throttled(
+            "entries kept changing during the start".into(),
+        ))
     }
 }
 

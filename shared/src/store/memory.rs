@@ -7,6 +7,9 @@ use std::sync::{Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use super::{
+    AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, Schedule, StartOutcome,
+};
+use super::{
     AuthStore, CallStats, ClientChanges, ClientPage, ClientPageRequest, ClientStore,
     ContactDetailChanges, ContactDetailStore, ImportContext, ImportGuard, Imported, OtpRequest,
     PhoneCallReader, PortalStore, SeedWriter, SendLog, Session, SessionReader, StoreError,
@@ -14,9 +17,17 @@ use super::{
 };
 use crate::fixture::{Seed, counters};
 use crate::records::{
-    Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, QuestionnaireDetail,
-    Timestamp, TranscriptLine,
+    Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, Question,
+    QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp, TranscriptLine,
 };
+
+/// A client entry with what the API does not show: its portal and its schedule.
+#[derive(Debug, Clone)]
+struct StoredEntry {
+    entry: QuestionnaireClientEntry,
+    portal_id: i32,
+    schedule: Schedule,
+}
 
 #[derive(Default)]
 struct State {
@@ -27,7 +38,9 @@ struct State {
     lines: BTreeMap<i32, Vec<TranscriptLine>>,
     requests: BTreeMap<i32, Vec<ClientRequest>>,
     contact_details: BTreeMap<i32, ContactDetail>,
+    /// Questionnaires with their questions and answers; entries live in `entries`.
     questionnaires: BTreeMap<i32, QuestionnaireDetail>,
+    entries: BTreeMap<i32, StoredEntry>,
     counters: HashMap<&'static str, i32>,
     sessions: HashMap<String, Session>,
     account_sessions: HashMap<i32, HashSet<String>>,
@@ -428,6 +441,155 @@ impl PortalStore for MemoryStore {
 }
 
 #[async_trait]
+impl QuestionnaireStore for MemoryStore {
+    async fn questionnaires(&self) -> StoreResult<Vec<QuestionnaireSummary>> {
+        Ok(self
+            .lock()
+            .questionnaires
+            .values()
+            .map(QuestionnaireDetail::summary)
+            .collect())
+    }
+
+    async fn questionnaire(
+        &self,
+        id: i32,
+        portal_id: i32,
+    ) -> StoreResult<Option<QuestionnaireDetail>> {
+        let state = self.lock();
+        let Some(questionnaire) = state.questionnaires.get(&id) else {
+            return Ok(None);
+        };
+        let clients: Vec<QuestionnaireClientEntry> = state
+            .entries
+            .values()
+            .filter(|stored| stored.entry.questionnaire_id == id && stored.portal_id == portal_id)
+            .map(|stored| stored.entry.clone())
+            .collect();
+        let answers = questionnaire
+            .answers
+            .iter()
+            .filter(|answer| {
+                clients
+                    .iter()
+                    .any(|entry| entry.id == answer.questionnaire_call_id)
+            })
+            .cloned()
+            .collect();
+        Ok(Some(QuestionnaireDetail {
+            answers,
+            clients,
+            ..questionnaire.clone()
+        }))
+    }
+
+    async fn add_question(
+        &self,
+        questionnaire_id: i32,
+        question: &NewQuestion,
+    ) -> StoreResult<AddQuestionOutcome> {
+        let mut state = self.lock();
+        let Some(questions) = state
+            .questionnaires
+            .get(&questionnaire_id)
+            .map(|q| q.questions.clone())
+        else {
+            return Ok(AddQuestionOutcome::NoQuestionnaire);
+        };
+        if let Some(refusal) = super::question_refusal(&questions, question.position) {
+            return Ok(refusal);
+        }
+        let id = state.next_id(counters::QUESTION, 1)?;
+        let added = Question {
+            id,
+            questionnaire_id,
+            position: question.position,
+            kind: Some(question.kind.clone()),
+            prompt: Some(question.prompt.clone()),
+            metadata: question.metadata.clone(),
+        };
+        let questionnaire = state
+            .questionnaires
+            .get_mut(&questionnaire_id)
+            .ok_or_else(|| StoreError::Corrupt("questionnaire vanished".into()))?;
+        for existing in &mut questionnaire.questions {
+            if existing.position >= question.position {
+                existing.position += 1;
+            }
+        }
+        questionnaire.questions.push(added.clone());
+        Ok(AddQuestionOutcome::Added(added))
+    }
+
+    async fn start_entries(
+        &self,
+        questionnaire_id: i32,
+        portal_id: i32,
+        entries: &[NewEntry],
+        now: Timestamp,
+    ) -> StoreResult<StartOutcome> {
+        let mut state = self.lock();
+        if !state.questionnaires.contains_key(&questionnaire_id) {
+            return Ok(StartOutcome::NoQuestionnaire);
+        }
+        let unknown: Vec<i32> = entries
+            .iter()
+            .map(|new| new.client_id)
+            .filter(|id| {
+                !state
+                    .clients
+                    .get(id)
+                    .is_some_and(|c| c.portal_id == portal_id && !c.is_deleted)
+            })
+            .collect();
+        if !unknown.is_empty() {
+            return Ok(StartOutcome::UnknownClients(unknown));
+        }
+        let open: HashMap<i32, QuestionnaireClientEntry> = state
+            .entries
+            .values()
+            .filter(|stored| stored.entry.questionnaire_id == questionnaire_id && stored.is_open())
+            .map(|stored| (stored.entry.client_id, stored.entry.clone()))
+            .collect();
+        let (mut created, mut already_scheduled) = (Vec::new(), Vec::new());
+        for new in entries {
+            if let Some(entry) = open.get(&new.client_id) {
+                already_scheduled.push(entry.clone());
+                continue;
+            }
+            let id = state.next_id(counters::QUESTIONNAIRE_ENTRY, 1)?;
+            let entry = QuestionnaireClientEntry {
+                id,
+                client_id: new.client_id,
+                questionnaire_id,
+                phone_call_id: None,
+                created_at: now,
+                next_try_at: Some(new.start_date),
+            };
+            state.entries.insert(
+                id,
+                StoredEntry {
+                    entry: entry.clone(),
+                    portal_id,
+                    schedule: new.schedule,
+                },
+            );
+            created.push(entry);
+        }
+        Ok(StartOutcome::Started {
+            created,
+            already_scheduled,
+        })
+    }
+}
+
+impl StoredEntry {
+    fn is_open(&self) -> bool {
+        super::entry_is_open(&self.entry, &self.schedule)
+    }
+}
+
+#[async_trait]
 impl SeedWriter for MemoryStore {
     async fn write_seed(&self, seed: &Seed) -> StoreResult<()> {
         let mut state = self.lock();
@@ -464,9 +626,27 @@ impl SeedWriter for MemoryStore {
             state.contact_details.insert(detail.id, detail.clone());
         }
         for questionnaire in &seed.questionnaires {
-            state
-                .questionnaires
-                .insert(questionnaire.id, questionnaire.clone());
+            for entry in &questionnaire.clients {
+                let portal_id = state
+                    .clients
+                    .get(&entry.client_id)
+                    .map_or(0, |client| client.portal_id);
+                state.entries.insert(
+                    entry.id,
+                    StoredEntry {
+                        entry: entry.clone(),
+                        portal_id,
+                        schedule: Schedule::defaults_of(questionnaire),
+                    },
+                );
+            }
+            state.questionnaires.insert(
+                questionnaire.id,
+                QuestionnaireDetail {
+                    clients: Vec::new(),
+                    ..questionnaire.clone()
+                },
+            );
         }
         for (kind, top) in seed.counter_floors() {
             let counter = state.counters.entry(kind).or_insert(0);

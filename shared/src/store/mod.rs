@@ -10,7 +10,10 @@ use async_trait::async_trait;
 use crate::fixture::Seed;
 use std::collections::HashMap;
 
-use crate::records::{Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, Timestamp};
+use crate::records::{
+    Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, Question,
+    QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp,
+};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -280,6 +283,136 @@ pub trait PortalStore: Send + Sync + 'static {
         portal_id: i32,
         national_ids: &[String],
     ) -> StoreResult<Vec<Imported>>;
+}
+
+/// How a client entry is retried: the parameters given at start and the attempts made so far.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Schedule {
+    /// Days before the first retry; later retries wait `interval * multiplier^(attempt-1)`.
+    pub interval: i32,
+    /// How many attempts (calls) at most.
+    pub retries: i32,
+    pub multiplier: f64,
+    pub attempts: i32,
+}
+
+/// A client entry to create: the client, its first try, and how it is retried.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEntry {
+    pub client_id: i32,
+    pub start_date: Timestamp,
+    pub schedule: Schedule,
+}
+
+/// What starting a questionnaire for clients did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StartOutcome {
+    /// The questionnaire does not exist.
+    NoQuestionnaire,
+    /// These clients are not (live) clients of the portal; nothing was written.
+    UnknownClients(Vec<i32>),
+    Started {
+        created: Vec<QuestionnaireClientEntry>,
+        already_scheduled: Vec<QuestionnaireClientEntry>,
+    },
+}
+
+/// A question to insert at `position`; later questions move down by one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewQuestion {
+    pub position: i32,
+    pub kind: String,
+    pub prompt: String,
+    pub metadata: Option<String>,
+}
+
+/// What adding a question did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AddQuestionOutcome {
+    NoQuestionnaire,
+    /// `position` is past the end; the highest allowed position is given.
+    PositionOutOfRange {
+        max: i32,
+    },
+    /// The questionnaire already holds the most questions one transaction can shift.
+    Full {
+        max_questions: usize,
+    },
+    Added(Question),
+}
+
+impl Schedule {
+    /// The schedule of an entry that came without one (a fixture): the questionnaire's own.
+    pub fn defaults_of(questionnaire: &QuestionnaireDetail) -> Self {
+        Self {
+            interval: questionnaire.retry_interval_days.max(0),
+            retries: questionnaire.max_tries.clamp(1, 10),
+            multiplier: questionnaire.interval_back_off_multiplier.clamp(1.0, 10.0),
+            attempts: 0,
+        }
+    }
+}
+
+/// Open: still to be called. No call recorded yet, a next try set, and attempts left.
+pub fn entry_is_open(entry: &QuestionnaireClientEntry, schedule: &Schedule) -> bool {
+    entry.phone_call_id.is_none()
+        && entry.next_try_at.is_some()
+        && schedule.attempts < schedule.retries
+}
+
+/// Why a question cannot go in at `position` among `questions`, if it cannot.
+pub(crate) fn question_refusal(
+    questions: &[Question],
+    position: i32,
+) -> Option<AddQuestionOutcome> {
+    let max = questions
+        .iter()
+        .map(|q| q.position)
+        .max()
+        .unwrap_or(0)
+        .saturating_add(1);
+    if questions.len() >= MAX_QUESTIONS {
+        Some(AddQuestionOutcome::Full {
+            max_questions: MAX_QUESTIONS,
+        })
+    } else if position > max {
+        Some(AddQuestionOutcome::PositionOutOfRange { max })
+    } else {
+        None
+    }
+}
+
+/// The most questions a questionnaire holds: inserting at the top shifts all of them, and the
+/// shift is one transaction (100 items, two of which are the new question and the version).
+pub const MAX_QUESTIONS: usize = 98;
+
+/// The questionnaires function's reads and writes. Questionnaires are system-wide; entries
+/// and answers are kept per portal of the client.
+#[async_trait]
+pub trait QuestionnaireStore: Send + Sync + 'static {
+    async fn questionnaires(&self) -> StoreResult<Vec<QuestionnaireSummary>>;
+    /// The questionnaire with its questions, and the entries and answers of `portal_id`'s
+    /// clients; unordered.
+    async fn questionnaire(
+        &self,
+        id: i32,
+        portal_id: i32,
+    ) -> StoreResult<Option<QuestionnaireDetail>>;
+    /// Inserts a question atomically: a concurrent add makes this one re-read and retry.
+    async fn add_question(
+        &self,
+        questionnaire_id: i32,
+        question: &NewQuestion,
+    ) -> StoreResult<AddQuestionOutcome>;
+    /// Creates one open entry per client that has none for this questionnaire, all or nothing.
+    async fn start_entries(
+        &self,
+        questionnaire_id: i32,
+        portal_id: i32,
+        entries: &[NewEntry],
+        now: Timestamp,
+    ) -> StoreResult<StartOutcome>;
 }
 
 /// Loads a validated fixture; counters continue above the ids it holds.

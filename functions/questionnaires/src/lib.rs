@@ -1,0 +1,307 @@
+//! The questionnaire endpoints: the system-wide definitions, one questionnaire with the entries
+//! and answers of the caller's portal, inserting a question, and starting it for clients.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{FromRef, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use http::{HeaderValue, StatusCode, header};
+use serde::{Deserialize, Serialize};
+
+use shared::auth::{Authenticator, Caller};
+use shared::error::ApiError;
+use shared::extract::{Json, JsonResponse, PathId};
+use shared::records::{
+    QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp,
+};
+use shared::runtime::Platform;
+use shared::store::{
+    AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, Schedule, StartOutcome,
+};
+use shared::validate::{self, Validator};
+
+/// The most clients one start request may name: one transaction holds them all.
+pub const MAX_START_ENTRIES: usize = 100;
+
+#[derive(Clone)]
+pub struct QuestionnairesState {
+    pub questionnaires: Arc<dyn QuestionnaireStore>,
+    pub authenticator: Authenticator,
+}
+
+impl QuestionnairesState {
+    pub fn for_lambda(platform: &Platform) -> Self {
+        Self {
+            questionnaires: platform.store.clone(),
+            authenticator: platform.authenticator.clone(),
+        }
+    }
+}
+
+impl FromRef<QuestionnairesState> for Authenticator {
+    fn from_ref(state: &QuestionnairesState) -> Self {
+        state.authenticator.clone()
+    }
+}
+
+/// The function's Lambda router: its routes plus the shared layers.
+pub fn router(state: QuestionnairesState) -> Router {
+    shared::runtime::finish(routes(state))
+}
+
+/// The bare routes, for `local-api` to merge with the other functions'.
+pub fn routes(state: QuestionnairesState) -> Router {
+    Router::new()
+        .route("/questionnaires", get(list_questionnaires))
+        .route("/questionnaires/{id}", get(get_questionnaire))
+        .route("/questionnaires/{id}/questions", post(add_question))
+        .route(
+            "/questionnaires/{id}/start-for-clients",
+            post(start_for_clients),
+        )
+        .with_state(state)
+}
+
+/// Every questionnaire, by id.
+async fn list_questionnaires(
+    State(state): State<QuestionnairesState>,
+    _caller: Caller,
+) -> Result<JsonResponse<Vec<QuestionnaireSummary>>, ApiError> {
+    let mut list = state.questionnaires.questionnaires().await?;
+    list.sort_by_key(|q| q.id);
+    Ok(JsonResponse::ok(list))
+}
+
+/// The questionnaire with its questions by position, and only the caller's portal's client
+/// entries (by id) and their answers (by entry, then question).
+async fn get_questionnaire(
+    State(state): State<QuestionnairesState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> Result<JsonResponse<QuestionnaireDetail>, ApiError> {
+    let mut detail = state
+        .questionnaires
+        .questionnaire(id, caller.portal_id)
+        .await?
+        .ok_or(ApiError::NotFound("questionnaire"))?;
+    detail.questions.sort_by_key(|q| (q.position, q.id));
+    detail.clients.sort_by_key(|entry| entry.id);
+    detail
+        .answers
+        .sort_by_key(|a| (a.questionnaire_call_id, a.question_id));
+    Ok(JsonResponse::ok(detail))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct QuestionBody {
+    position: Option<i32>,
+    prompt: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    metadata: Option<String>,
+}
+
+fn required<T>(value: Option<T>) -> Result<T, String> {
+    value.ok_or_else(|| "is required".to_string())
+}
+
+impl QuestionBody {
+    fn question(self) -> Result<NewQuestion, ApiError> {
+        let mut validator = Validator::new();
+        let position = validator.check(
+            "position",
+            required(self.position).and_then(|p| {
+                if p >= 1 {
+                    Ok(p)
+                } else {
+                    Err("must be 1 or more".to_string())
+                }
+            }),
+        );
+        let prompt = validator.check(
+            "prompt",
+            required(self.prompt).and_then(|p| validate::required_text(&p, 1000)),
+        );
+        let kind = validator.check(
+            "type",
+            required(self.kind).and_then(|k| validate::required_text(&k, 50)),
+        );
+        let metadata = validator.check(
+            "metadata",
+            self.metadata
+                .map(|m| {
+                    if m.chars().count() > 10_000 {
+                        Err("must be at most 10000 characters".to_string())
+                    } else {
+                        Ok(m)
+                    }
+                })
+                .transpose(),
+        );
+        validator.finish()?;
+        Ok(NewQuestion {
+            position: position.unwrap_or(1),
+            kind: kind.unwrap_or_default(),
+            prompt: prompt.unwrap_or_default(),
+            metadata: metadata.flatten(),
+        })
+    }
+}
+
+/// Inserts a question at `position` (1-based, at most one past the last); the questions at
+/// and after it move down by one, atomically. 201 with the question.
+async fn add_question(
+    State(state): State<QuestionnairesState>,
+    _caller: Caller,
+    PathId(id): PathId,
+    Json(body): Json<QuestionBody>,
+) -> Result<Response, ApiError> {
+    let question = body.question()?;
+    match state.questionnaires.add_question(id, &question).await? {
+        AddQuestionOutcome::NoQuestionnaire => Err(ApiError::NotFound("questionnaire")),
+        AddQuestionOutcome::PositionOutOfRange { max } => Err(ApiError::field(
+            "position",
+            format!("must be from 1 to {max} (one past the last question)"),
+        )),
+        AddQuestionOutcome::Full { max_questions } => Err(ApiError::Conflict(format!(
+            "The questionnaire already has {max_questions} questions, the most it may hold."
+        ))),
+        AddQuestionOutcome::Added(added) => {
+            // Questions are read through their questionnaire.
+            let location = HeaderValue::from_str(&format!("/questionnaires/{id}"))
+                .map_err(ApiError::internal)?;
+            let mut response = JsonResponse::ok(added)
+                .with_status(StatusCode::CREATED)
+                .into_response();
+            response.headers_mut().insert(header::LOCATION, location);
+            Ok(response)
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct StartBody {
+    client_id: Option<i32>,
+    questionnaire_id: Option<i32>,
+    start_date: Option<Timestamp>,
+    interval: Option<i32>,
+    retries: Option<i32>,
+    interval_back_off_multiplier: Option<f64>,
+}
+
+fn in_range<T: PartialOrd + std::fmt::Display + Copy>(
+    value: Option<T>,
+    low: T,
+    high: T,
+) -> Result<T, String> {
+    let value = required(value)?;
+    if value >= low && value <= high {
+        Ok(value)
+    } else {
+        Err(format!("must be from {low} to {high}"))
+    }
+}
+
+/// Checks the whole batch before anything is written; every failing field is reported with
+/// its index (`[2].retries`).
+fn new_entries(questionnaire_id: i32, body: Vec<StartBody>) -> Result<Vec<NewEntry>, ApiError> {
+    if body.is_empty() || body.len() > MAX_START_ENTRIES {
+        return Err(ApiError::field(
+            "$",
+            format!("must list 1 to {MAX_START_ENTRIES} clients"),
+        ));
+    }
+    let mut validator = Validator::new();
+    let mut seen = HashSet::new();
+    let mut entries = Vec::with_capacity(body.len());
+    for (i, start) in body.into_iter().enumerate() {
+        let field = |name: &str| format!("[{i}].{name}");
+        let client_id = validator.check(
+            &field("clientId"),
+            required(start.client_id).and_then(|id| {
+                if id <= 0 {
+                    Err("must be an integer id above 0".to_string())
+                } else if !seen.insert(id) {
+                    Err("lists this client a second time".to_string())
+                } else {
+                    Ok(id)
+                }
+            }),
+        );
+        validator.check(
+            &field("questionnaireId"),
+            match start.questionnaire_id {
+                None | Some(0) => Ok(()),
+                Some(id) if id == questionnaire_id => Ok(()),
+                Some(_) => Err(format!("must be {questionnaire_id} (the path's) or 0")),
+            },
+        );
+        let start_date = validator.check(&field("startDate"), required(start.start_date));
+        let interval = validator.check(&field("interval"), in_range(start.interval, 0, 365));
+        let retries = validator.check(&field("retries"), in_range(start.retries, 1, 10));
+        let multiplier = validator.check(
+            &field("intervalBackOffMultiplier"),
+            in_range(start.interval_back_off_multiplier, 1.0, 10.0),
+        );
+        if let (
+            Some(client_id),
+            Some(start_date),
+            Some(interval),
+            Some(retries),
+            Some(multiplier),
+        ) = (client_id, start_date, interval, retries, multiplier)
+        {
+            entries.push(NewEntry {
+                client_id,
+                start_date,
+                schedule: Schedule {
+                    interval,
+                    retries,
+                    multiplier,
+                    attempts: 0,
+                },
+            });
+        }
+    }
+    validator.finish()?;
+    Ok(entries)
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StartResult {
+    pub created: Vec<QuestionnaireClientEntry>,
+    pub already_scheduled: Vec<QuestionnaireClientEntry>,
+}
+
+/// Opens one entry per client (first try at `startDate`) unless the client already has an
+/// open entry for this questionnaire; all in one transaction, or nothing.
+async fn start_for_clients(
+    State(state): State<QuestionnairesState>,
+    caller: Caller,
+    PathId(id): PathId,
+    Json(body): Json<Vec<StartBody>>,
+) -> Result<JsonResponse<StartResult>, ApiError> {
+    let entries = new_entries(id, body)?;
+    let now = state.authenticator.clock.now();
+    match state
+        .questionnaires
+        .start_entries(id, caller.portal_id, &entries, now)
+        .await?
+    {
+        StartOutcome::NoQuestionnaire => Err(ApiError::NotFound("questionnaire")),
+        StartOutcome::UnknownClients(_) => Err(ApiError::NotFound("client")),
+        StartOutcome::Started {
+            created,
+            already_scheduled,
+        } => Ok(JsonResponse::ok(StartResult {
+            created,
+            already_scheduled,
+        })),
+    }
+}

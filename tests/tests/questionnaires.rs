@@ -1,0 +1,299 @@
+//! Questionnaire scenarios, each on both stores: list, detail scoped to the portal, inserting
+//! questions (also concurrently), and starting a questionnaire for clients.
+
+use http::StatusCode;
+use integration_tests::{Backend, TestApp, on_both_stores, spawn_app};
+use serde_json::{Value, json};
+
+const KARIN: &str = "+46701000001";
+const AHMED: &str = "+46701000002";
+const SARA: &str = "+46701000003";
+
+fn ids(list: &Value, field: &str) -> Vec<i64> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item[field].as_i64().unwrap())
+        .collect()
+}
+
+async fn detail(app: &TestApp, token: &str) -> Value {
+    let answer = app.get("/questionnaires/11", Some(token)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    answer.json()
+}
+
+fn start(client_id: i64) -> Value {
+    json!({
+        "clientId": client_id,
+        "questionnaireId": 11,
+        "startDate": "2026-11-23T09:00:00+01:00",
+        "interval": 2,
+        "retries": 3,
+        "intervalBackOffMultiplier": 1.5
+    })
+}
+
+async fn questionnaires_are_listed_in_their_list_form(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let token = app.login(KARIN).await;
+    app.dynamo_requests();
+    let answer = app.get("/questionnaires", Some(&token)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
+    let list = answer.json();
+    assert_eq!(ids(&list, "id"), [11]);
+    assert_eq!(list[0].as_object().unwrap().len(), 9, "list form: {list}");
+    assert_eq!(list[0]["intervalBackOffMultiplier"], 1.5);
+}
+
+async fn the_detail_holds_only_the_callers_portals_entries_and_answers(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let karin = app.login(KARIN).await;
+    app.dynamo_requests();
+    let mine = detail(&app, &karin).await;
+    app.expect_requests(&[("GetItem", 1), ("Query", 2)]);
+    assert_eq!(ids(&mine["questions"], "position"), [1, 2, 3]);
+    assert_eq!(ids(&mine["clients"], "id"), [41]);
+    assert_eq!(ids(&mine["answers"], "questionId"), [21, 22]);
+    assert_eq!(mine["clients"][0]["clientId"], 2);
+
+    let ahmed = app.login(AHMED).await;
+    let theirs = detail(&app, &ahmed).await;
+    assert_eq!(ids(&theirs["clients"], "id"), [42]);
+    assert_eq!(theirs["answers"], json!([]));
+    assert_eq!(
+        theirs["questions"], mine["questions"],
+        "definitions are shared"
+    );
+
+    let sara = app.login(SARA).await;
+    let none = detail(&app, &sara).await;
+    assert_eq!(none["clients"], json!([]));
+    app.get("/questionnaires/999", Some(&sara))
+        .await
+        .problem(StatusCode::NOT_FOUND);
+}
+
+async fn a_question_at_a_taken_position_moves_the_later_ones_down(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let token = app.login(KARIN).await;
+    app.dynamo_requests();
+    let answer = app
+        .post_json(
+            "/questionnaires/11/questions",
+            Some(&token),
+            json!({"position": 2, "prompt": " Did you sleep well? ", "type": "yesno", "metadata": null}),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.json());
+    app.expect_requests(&[
+        ("GetItem", 1),
+        ("Query", 1),
+        ("UpdateItem", 1),
+        ("TransactWriteItems", 1),
+    ]);
+    assert_eq!(answer.headers["location"], "/questionnaires/11");
+    let added = answer.json();
+    assert_eq!(added["position"], 2);
+    assert_eq!(added["prompt"], "Did you sleep well?");
+    assert_eq!(added["questionnaireId"], 11);
+    let questions = detail(&app, &token).await["questions"].clone();
+    assert_eq!(ids(&questions, "position"), [1, 2, 3, 4]);
+    assert_eq!(
+        ids(&questions, "id"),
+        [21, added["id"].as_i64().unwrap(), 22, 23]
+    );
+
+    let appended = app
+        .post_json(
+            "/questionnaires/11/questions",
+            Some(&token),
+            json!({"position": 5, "prompt": "Anything else?", "type": "text"}),
+        )
+        .await;
+    assert_eq!(appended.status, StatusCode::CREATED);
+    let past_end = app
+        .post_json(
+            "/questionnaires/11/questions",
+            Some(&token),
+            json!({"position": 7, "prompt": "Too far", "type": "text"}),
+        )
+        .await
+        .problem(StatusCode::BAD_REQUEST);
+    assert!(past_end["errors"]["position"].is_array());
+}
+
+async fn concurrent_adds_keep_positions_unique_and_lose_no_question(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let token = app.login(KARIN).await;
+    let adds = (0..10).map(|i| {
+        let (app, token) = (&app, &token);
+        async move {
+            app.post_json(
+                "/questionnaires/11/questions",
+                Some(token),
+                json!({"position": 1 + i % 3, "prompt": format!("Question {i}"), "type": "text"}),
+            )
+            .await
+        }
+    });
+    for answer in futures::future::join_all(adds).await {
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.json());
+    }
+    let questions = detail(&app, &token).await["questions"].clone();
+    assert_eq!(ids(&questions, "position"), (1..=13).collect::<Vec<_>>());
+    let mut question_ids = ids(&questions, "id");
+    question_ids.sort();
+    question_ids.dedup();
+    assert_eq!(question_ids.len(), 13);
+}
+
+async fn invalid_questions_are_refused_field_by_field(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let token = app.login(KARIN).await;
+    let before = detail(&app, &token).await;
+    let problem = app
+        .post_json(
+            "/questionnaires/11/questions",
+            Some(&token),
+            json!({"position": 0, "prompt": "  "}),
+        )
+        .await
+        .problem(StatusCode::BAD_REQUEST);
+    let fields: Vec<&str> = problem["errors"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(fields, ["position", "prompt", "type"]);
+    for body in [
+        json!({"position": 1, "prompt": "x".repeat(1001), "type": "text"}),
+        json!({"position": 1, "prompt": "Q", "type": "text", "id": 5}),
+        json!({"position": "1", "prompt": "Q", "type": "text"}),
+    ] {
+        app.post_json("/questionnaires/11/questions", Some(&token), body)
+            .await
+            .problem(StatusCode::BAD_REQUEST);
+    }
+    app.post_json(
+        "/questionnaires/999/questions",
+        Some(&token),
+        json!({"position": 1, "prompt": "Q", "type": "text"}),
+    )
+    .await
+    .problem(StatusCode::NOT_FOUND);
+    assert_eq!(detail(&app, &token).await, before);
+}
+
+async fn starting_opens_one_entry_per_client_and_never_a_second(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let token = app.login(KARIN).await;
+    let mut first = start(1);
+    first["questionnaireId"] = json!(0);
+    app.dynamo_requests();
+    let answer = app
+        .post_json(
+            "/questionnaires/11/start-for-clients",
+            Some(&token),
+            json!([first, start(3)]),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    app.expect_requests(&[
+        ("GetItem", 1),
+        ("BatchGetItem", 1),
+        ("UpdateItem", 1),
+        ("TransactWriteItems", 1),
+    ]);
+    let result = answer.json();
+    assert_eq!(ids(&result["created"], "clientId"), [1, 3]);
+    assert_eq!(result["alreadyScheduled"], json!([]));
+    let entry = &result["created"][0];
+    assert_eq!(entry["nextTryAt"], "2026-11-23T08:00:00Z");
+    assert_eq!(entry["createdAt"], "2026-11-20T12:00:00Z");
+    assert_eq!(entry["phoneCallId"], Value::Null);
+    assert_eq!(entry["questionnaireId"], 11);
+
+    // Client 2 has had entry 41 open since the fixture; 1 and 3 now have theirs.
+    let again = app
+        .post_json(
+            "/questionnaires/11/start-for-clients",
+            Some(&token),
+            json!([start(1), start(2), start(4)]),
+        )
+        .await
+        .json();
+    assert_eq!(ids(&again["created"], "clientId"), [4]);
+    assert_eq!(ids(&again["alreadyScheduled"], "clientId"), [1, 2]);
+    assert_eq!(again["alreadyScheduled"][0], result["created"][0]);
+    assert_eq!(again["alreadyScheduled"][1]["id"], 41);
+    let clients = detail(&app, &token).await["clients"].clone();
+    assert_eq!(ids(&clients, "clientId"), [2, 1, 3, 4]);
+}
+
+async fn a_start_with_any_bad_entry_writes_nothing(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let token = app.login(KARIN).await;
+    let before = detail(&app, &token).await;
+    let path = "/questionnaires/11/start-for-clients";
+    // Client 6 belongs to portal 2 and client 9 is deleted: the whole batch is refused.
+    for foreign in [6, 9, 99999] {
+        app.post_json(path, Some(&token), json!([start(1), start(foreign)]))
+            .await
+            .problem(StatusCode::NOT_FOUND);
+    }
+    let mut bad = start(3);
+    bad["retries"] = json!(11);
+    bad["interval"] = json!(-1);
+    bad["intervalBackOffMultiplier"] = json!(0.5);
+    bad["questionnaireId"] = json!(12);
+    let problem = app
+        .post_json(path, Some(&token), json!([start(1), bad, start(1)]))
+        .await
+        .problem(StatusCode::BAD_REQUEST);
+    let fields: Vec<&str> = problem["errors"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "[1].interval",
+            "[1].intervalBackOffMultiplier",
+            "[1].questionnaireId",
+            "[1].retries",
+            "[2].clientId"
+        ]
+    );
+    let too_many: Vec<Value> = (1..=101).map(start).collect();
+    app.post_json(path, Some(&token), json!(too_many))
+        .await
+        .problem(StatusCode::BAD_REQUEST);
+    app.post_json(path, Some(&token), json!([]))
+        .await
+        .problem(StatusCode::BAD_REQUEST);
+    let mut elsewhere = start(1);
+    elsewhere["questionnaireId"] = json!(0);
+    app.post_json(
+        "/questionnaires/999/start-for-clients",
+        Some(&token),
+        json!([elsewhere]),
+    )
+    .await
+    .problem(StatusCode::NOT_FOUND);
+    assert_eq!(detail(&app, &token).await, before, "nothing was written");
+}
+
+on_both_stores!(
+    questionnaires_are_listed_in_their_list_form,
+    the_detail_holds_only_the_callers_portals_entries_and_answers,
+    a_question_at_a_taken_position_moves_the_later_ones_down,
+    concurrent_adds_keep_positions_unique_and_lose_no_question,
+    invalid_questions_are_refused_field_by_field,
+    starting_opens_one_entry_per_client_and_never_a_second,
+    a_start_with_any_bad_entry_writes_nothing,
+);
