@@ -315,6 +315,14 @@ pub fn without_trace(mut problem: Value) -> Value {
     problem
 }
 
+/// The fields a validation problem names, in order.
+pub fn error_fields(problem: &Value) -> Vec<String> {
+    problem["errors"]
+        .as_object()
+        .map(|errors| errors.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
 /// A valid Swedish personnummer (12 digits) for every `n` below 1,000,000: births spread over
 /// 1930-1949, serial and Luhn digit computed.
 pub fn personnummer(n: u32) -> String {

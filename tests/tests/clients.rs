@@ -2,7 +2,7 @@
 
 use chrono::Duration;
 use http::StatusCode;
-use integration_tests::{Backend, TestApp, on_both_stores, spawn_app, without_trace};
+use integration_tests::{Backend, TestApp, error_fields, on_both_stores, spawn_app, without_trace};
 use serde_json::{Value, json};
 
 const KARIN: &str = "+46701000001";
@@ -229,12 +229,7 @@ async fn invalid_values_are_reported_field_by_field(backend: Backend) {
         )
         .await;
     let problem = answer.problem(StatusCode::BAD_REQUEST);
-    let fields: Vec<&str> = problem["errors"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(|k| k.as_str())
-        .collect();
+    let fields = error_fields(&problem);
     assert_eq!(fields, ["language", "name", "phone", "street", "zipCode"]);
     assert_eq!(clients(&app, &token).await, before, "nothing was written");
 }

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use http::StatusCode;
-use integration_tests::{Backend, on_both_stores, spawn_app, without_trace};
+use integration_tests::{Backend, error_fields, on_both_stores, spawn_app, without_trace};
 use serde_json::{Value, json};
 
 const KARIN: &str = "+46701000001";
@@ -221,12 +221,7 @@ async fn invalid_contact_details_are_refused_field_by_field(backend: Backend) {
             .put_json("/contact-details/301", Some(&token), body.clone())
             .await;
         let problem = answer.problem(StatusCode::BAD_REQUEST);
-        let named: Vec<&str> = problem["errors"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(|k| k.as_str())
-            .collect();
+        let named = error_fields(&problem);
         assert_eq!(named, fields, "{body}");
     }
     for body in [

@@ -2,7 +2,7 @@
 //! questions (also concurrently), and starting a questionnaire for clients.
 
 use http::StatusCode;
-use integration_tests::{Backend, TestApp, on_both_stores, spawn_app};
+use integration_tests::{Backend, TestApp, error_fields, on_both_stores, spawn_app};
 use serde_json::{Value, json};
 
 const KARIN: &str = "+46701000001";
@@ -161,12 +161,7 @@ async fn invalid_questions_are_refused_field_by_field(backend: Backend) {
         )
         .await
         .problem(StatusCode::BAD_REQUEST);
-    let fields: Vec<&str> = problem["errors"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(|k| k.as_str())
-        .collect();
+    let fields = error_fields(&problem);
     assert_eq!(fields, ["position", "prompt", "type"]);
     for body in [
         json!({"position": 1, "prompt": "x".repeat(1001), "type": "text"}),
@@ -253,12 +248,7 @@ async fn a_start_with_any_bad_entry_writes_nothing(backend: Backend) {
         .post_json(path, Some(&token), json!([start(1), bad, start(1)]))
         .await
         .problem(StatusCode::BAD_REQUEST);
-    let fields: Vec<&str> = problem["errors"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(|k| k.as_str())
-        .collect();
+    let fields = error_fields(&problem);
     assert_eq!(
         fields,
         [
