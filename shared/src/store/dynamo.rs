@@ -282,36 +282,31 @@ struct SendLogItem {
     version: u64,
 }
 
+/// The condition of a write guarded by a version: the first write, or the version still being
+/// the one read. Values are `None` for the first write (DynamoDB refuses an empty map).
+fn version_guard(read: u64) -> (&'static str, Option<HashMap<String, AttributeValue>>) {
+    if read == 0 {
+        ("attribute_not_exists(pk)", None)
+    } else {
+        (
+            "version = :v",
+            Some(HashMap::from([(":v".to_string(), n(read))])),
+        )
+    }
+}
+
 fn ttl_attribute(at: Timestamp) -> (String, AttributeValue) {
     ("ttl".to_string(), n(at.timestamp()))
 }
 
 impl DynamoStore {
-    async fn batch_get(
+    /// One BatchGetItem request over any tables; unprocessed keys (which come back under load)
+    /// are asked for again. Found items by table.
+    async fn batch_get_request(
         &self,
-        data_key: Item,
-        auth_key: Item,
-    ) -> StoreResult<(Option<Item>, Option<Item>)> {
-        let mut request = HashMap::from([
-            (
-                self.tables.data.clone(),
-                KeysAndAttributes::builder()
-                    .keys(data_key)
-                    .consistent_read(true)
-                    .build()
-                    .map_err(build_error)?,
-            ),
-            (
-                self.tables.auth.clone(),
-                KeysAndAttributes::builder()
-                    .keys(auth_key)
-                    .consistent_read(true)
-                    .build()
-                    .map_err(build_error)?,
-            ),
-        ]);
-        let (mut data, mut auth) = (None, None);
-        // Unprocessed keys come back under load; ask again for just those.
+        mut request: HashMap<String, KeysAndAttributes>,
+    ) -> StoreResult<HashMap<String, Vec<Item>>> {
+        let mut found: HashMap<String, Vec<Item>> = HashMap::new();
         for _ in 0..5 {
             let out = self
                 .client
@@ -321,23 +316,43 @@ impl DynamoStore {
                 .await
                 .map_err(classify)?;
             for (table, items) in out.responses.unwrap_or_default() {
-                let slot = if table == self.tables.data {
-                    &mut data
-                } else {
-                    &mut auth
-                };
-                if let Some(item) = items.into_iter().next() {
-                    *slot = Some(item);
-                }
+                found.entry(table).or_default().extend(items);
             }
             match out.unprocessed_keys {
                 Some(rest) if !rest.is_empty() => request = rest,
-                _ => return Ok((data, auth)),
+                _ => return Ok(found),
             }
         }
         Err(StoreError::Throttled(
             "batch get left keys unprocessed".into(),
         ))
+    }
+
+    /// One item of the data table and one of the auth table, in one request.
+    async fn batch_get(
+        &self,
+        data_key: Item,
+        auth_key: Item,
+    ) -> StoreResult<(Option<Item>, Option<Item>)> {
+        let consistent = |key: Item| {
+            KeysAndAttributes::builder()
+                .keys(key)
+                .consistent_read(true)
+                .build()
+                .map_err(build_error)
+        };
+        let mut found = self
+            .batch_get_request(HashMap::from([
+                (self.tables.data.clone(), consistent(data_key)?),
+                (self.tables.auth.clone(), consistent(auth_key)?),
+            ]))
+            .await?;
+        let mut first = |table: &str| {
+            found
+                .remove(table)
+                .and_then(|items| items.into_iter().next())
+        };
+        Ok((first(&self.tables.data), first(&self.tables.auth)))
     }
 
     async fn query_all(
@@ -416,43 +431,19 @@ impl DynamoStore {
         Ok(())
     }
 
-    /// Items of the data table by key, in chunks of 100, unprocessed keys asked for again.
+    /// Items of the data table by key, in requests of 100 keys.
     async fn batch_get_data(&self, keys: Vec<Item>) -> StoreResult<Vec<Item>> {
         let mut found = Vec::with_capacity(keys.len());
         for chunk in keys.chunks(BATCH_GET_LIMIT) {
-            let mut request = KeysAndAttributes::builder()
+            let request = KeysAndAttributes::builder()
                 .set_keys(Some(chunk.to_vec()))
                 .consistent_read(true)
                 .build()
                 .map_err(build_error)?;
-            let mut tries = 0;
-            loop {
-                tries += 1;
-                if tries > 5 {
-                    return Err(StoreError::Throttled(
-                        "batch get left keys unprocessed".into(),
-                    ));
-                }
-                let out = self
-                    .client
-                    .batch_get_item()
-                    .request_items(&self.tables.data, request)
-                    .send()
-                    .await
-                    .map_err(classify)?;
-                found.extend(
-                    out.responses
-                        .and_then(|mut tables| tables.remove(&self.tables.data))
-                        .unwrap_or_default(),
-                );
-                match out
-                    .unprocessed_keys
-                    .and_then(|mut rest| rest.remove(&self.tables.data))
-                {
-                    Some(rest) if !rest.keys.is_empty() => request = rest,
-                    _ => break,
-                }
-            }
+            let mut items = self
+                .batch_get_request(HashMap::from([(self.tables.data.clone(), request)]))
+                .await?;
+            found.extend(items.remove(&self.tables.data).unwrap_or_default());
         }
         Ok(found)
     }
@@ -592,16 +583,12 @@ impl AuthStore for DynamoStore {
             },
             log_keys,
         )?;
+        let (condition, values) = version_guard(read_version);
         let guarded_log = Put::builder()
             .table_name(&self.tables.auth)
-            .set_item(Some(log_item));
-        let guarded_log = if read_version == 0 {
-            guarded_log.condition_expression("attribute_not_exists(pk)")
-        } else {
-            guarded_log
-                .condition_expression("version = :v")
-                .expression_attribute_values(":v", n(read_version))
-        };
+            .set_item(Some(log_item))
+            .condition_expression(condition)
+            .set_expression_attribute_values(values);
         let mut otp_keys = key(keys::otp(phone), None);
         otp_keys.extend([ttl_attribute(
             request.expires_at + chrono::Duration::hours(1),
@@ -1353,18 +1340,16 @@ impl PortalStore for DynamoStore {
             },
             keys,
         )?;
-        let put = self
-            .client
+        let (condition, values) = version_guard(read_version);
+        self.client
             .put_item()
             .table_name(&self.tables.data)
-            .set_item(Some(item));
-        let put = if read_version == 0 {
-            put.condition_expression("attribute_not_exists(pk)")
-        } else {
-            put.condition_expression("version = :v")
-                .expression_attribute_values(":v", n(read_version))
-        };
-        put.send().await.map_err(classify)?;
+            .set_item(Some(item))
+            .condition_expression(condition)
+            .set_expression_attribute_values(values)
+            .send()
+            .await
+            .map_err(classify)?;
         Ok(())
     }
 
@@ -1399,13 +1384,7 @@ impl PortalStore for DynamoStore {
                             client_item(&client, &CallStats::default())?,
                             national_id_claim(portal_id, national_id, *client_id),
                         ] {
-                            let put = Put::builder()
-                                .table_name(&self.tables.data)
-                                .set_item(Some(item))
-                                .condition_expression("attribute_not_exists(pk)")
-                                .build()
-                                .map_err(build_error)?;
-                            writes.push(txn_put(put));
+                            writes.push(self.data_put(item, Some("attribute_not_exists(pk)"))?);
                         }
                     }
                     match self.transact(writes).await {
@@ -1501,19 +1480,6 @@ fn version_of(item: &Item) -> StoreResult<u64> {
             .parse()
             .map_err(|_| StoreError::Corrupt(format!("version {version:?}"))),
         _ => Ok(0),
-    }
-}
-
-/// Where a write guarded by a version may go: first write, or the version read.
-fn version_condition(
-    put: aws_sdk_dynamodb::types::builders::PutBuilder,
-    read: u64,
-) -> aws_sdk_dynamodb::types::builders::PutBuilder {
-    if read == 0 {
-        put.condition_expression("attribute_not_exists(pk)")
-    } else {
-        put.condition_expression("version = :v")
-            .expression_attribute_values(":v", n(read))
     }
 }
 
@@ -1643,14 +1609,14 @@ impl QuestionnaireStore for DynamoStore {
             };
             let mut version_item = data_keys(pk.clone(), keys::QUESTIONS_VERSION.into(), None);
             version_item.insert("version".into(), n(version + 1));
-            let guard = version_condition(
-                Put::builder()
-                    .table_name(&self.tables.data)
-                    .set_item(Some(version_item)),
-                version,
-            )
-            .build()
-            .map_err(build_error)?;
+            let (condition, values) = version_guard(version);
+            let guard = Put::builder()
+                .table_name(&self.tables.data)
+                .set_item(Some(version_item))
+                .condition_expression(condition)
+                .set_expression_attribute_values(values)
+                .build()
+                .map_err(build_error)?;
             let mut writes = vec![
                 txn_put(guard),
                 self.data_put(
