@@ -175,6 +175,31 @@ pub struct QuestionnaireSummary {
     pub created_at: Timestamp,
 }
 
+impl QuestionnaireSummary {
+    /// The detail form: these fields plus the three arrays.
+    pub fn into_detail(
+        self,
+        questions: Vec<Question>,
+        answers: Vec<Answer>,
+        clients: Vec<QuestionnaireClientEntry>,
+    ) -> QuestionnaireDetail {
+        QuestionnaireDetail {
+            id: self.id,
+            name: self.name,
+            description: self.description,
+            first_message: self.first_message,
+            retry_interval_days: self.retry_interval_days,
+            max_tries: self.max_tries,
+            interval_back_off_multiplier: self.interval_back_off_multiplier,
+            repeat_interval_days: self.repeat_interval_days,
+            created_at: self.created_at,
+            questions,
+            answers,
+            clients,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct QuestionnaireDetail {

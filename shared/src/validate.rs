@@ -40,6 +40,11 @@ impl Validator {
     }
 }
 
+/// A field the request must carry.
+pub fn required<T>(value: Option<T>) -> Result<T, String> {
+    value.ok_or_else(|| "is required".to_string())
+}
+
 /// Trimmed free text of at most `max_chars` characters without control characters; blank
 /// text is `None`.
 pub fn text(value: &str, max_chars: usize) -> Result<Option<String>, String> {

@@ -17,7 +17,7 @@ use shared::phone::{self, DefaultRegion};
 use shared::records::ContactDetail;
 use shared::runtime::Platform;
 use shared::store::{ContactDetailChanges, ContactDetailStore};
-use shared::validate::{self, Validator};
+use shared::validate::{self, Validator, required};
 
 #[derive(Clone)]
 pub struct ContactDetailsState {
@@ -114,10 +114,6 @@ struct ContactDetailBody {
     contact_between_end: Option<String>,
     priority: Option<i64>,
     is_active: Option<bool>,
-}
-
-fn required<T>(value: Option<T>) -> Result<T, String> {
-    value.ok_or_else(|| "is required".to_string())
 }
 
 impl ContactDetailBody {

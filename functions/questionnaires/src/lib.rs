@@ -21,7 +21,7 @@ use shared::runtime::Platform;
 use shared::store::{
     AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, Schedule, StartOutcome,
 };
-use shared::validate::{self, Validator};
+use shared::validate::{self, Validator, required};
 
 /// The most clients one start request may name: one transaction holds them all.
 pub const MAX_START_ENTRIES: usize = 100;
@@ -103,10 +103,6 @@ struct QuestionBody {
     #[serde(rename = "type")]
     kind: Option<String>,
     metadata: Option<String>,
-}
-
-fn required<T>(value: Option<T>) -> Result<T, String> {
-    value.ok_or_else(|| "is required".to_string())
 }
 
 impl QuestionBody {

@@ -1545,20 +1545,7 @@ impl QuestionnaireStore for DynamoStore {
                 answers.push(from_item(item)?);
             }
         }
-        Ok(Some(QuestionnaireDetail {
-            id: summary.id,
-            name: summary.name,
-            description: summary.description,
-            first_message: summary.first_message,
-            retry_interval_days: summary.retry_interval_days,
-            max_tries: summary.max_tries,
-            interval_back_off_multiplier: summary.interval_back_off_multiplier,
-            repeat_interval_days: summary.repeat_interval_days,
-            created_at: summary.created_at,
-            questions,
-            answers,
-            clients,
-        }))
+        Ok(Some(summary.into_detail(questions, answers, clients)))
     }
 
     async fn add_question(
