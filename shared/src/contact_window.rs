@@ -1,7 +1,7 @@
 //! Contact time windows (DESIGN.md section 5): `HH:mm` or `HH:mm:ss` in the portal's local
 //! time, `[start, end)`, crossing midnight when start > end, all day when equal or both null.
 
-use chrono::{NaiveTime, Timelike};
+use chrono::NaiveTime;
 use chrono_tz::Tz;
 
 use crate::records::{ContactDetail, Timestamp};
@@ -65,7 +65,6 @@ pub fn is_active(detail: &ContactDetail, now: Timestamp, zone: Tz) -> bool {
         return false;
     }
     let local = now.with_timezone(&zone).time();
-    let local = local.with_nanosecond(0).unwrap_or(local);
     Window::parse(
         detail.contact_between_start.as_deref(),
         detail.contact_between_end.as_deref(),
