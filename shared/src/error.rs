@@ -142,7 +142,8 @@ pub struct Problem {
     pub trace_id: String,
 }
 
-fn error_chain(error: &dyn std::error::Error) -> String {
+/// An error with its causes, for logs.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

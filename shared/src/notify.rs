@@ -1,4 +1,5 @@
-//! Outgoing messages (SMS now, dialler requests later): SNS in AWS, a dev outbox locally.
+//! Outgoing messages: SMS through SNS and call requests to the dialler through an SQS FIFO
+//! queue in AWS, a dev outbox locally.
 
 use std::sync::{Arc, Mutex};
 
@@ -40,6 +41,142 @@ impl SmsSender for SnsSms {
             .send()
             .await?;
         Ok(())
+    }
+}
+
+/// One call attempt for the dialler: who to call, in which language, and the questionnaire to
+/// open with. `questionnaireClientId` comes back with the call's events so the result can be
+/// matched to the entry.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiallerMessage {
+    pub questionnaire_client_id: i32,
+    pub attempt: i32,
+    pub questionnaire_id: i32,
+    pub first_message: Option<String>,
+    pub client_id: i32,
+    pub portal_id: i32,
+    pub name: Option<String>,
+    pub phone_number: String,
+    pub language: Option<String>,
+}
+
+impl DiallerMessage {
+    /// One id per attempt: a resend of the same attempt is dropped by the FIFO queue (within
+    /// its five-minute window), and a dialler can use it as its idempotency key beyond that.
+    pub fn deduplication_id(&self) -> String {
+        format!("{}-{}", self.questionnaire_client_id, self.attempt)
+    }
+
+    /// Calls to one person are ordered and never run side by side.
+    pub fn group_id(&self) -> String {
+        format!("client-{}", self.client_id)
+    }
+
+    pub fn body(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// Hands call attempts to the dialler. Each message succeeds or fails on its own.
+#[async_trait]
+pub trait Dialler: Send + Sync + 'static {
+    async fn dial(&self, messages: &[DiallerMessage]) -> Vec<Result<(), BoxError>>;
+}
+
+/// The most entries SQS takes in one SendMessageBatch request.
+const SQS_BATCH_LIMIT: usize = 10;
+
+/// The dialler's SQS FIFO queue, written in batches of ten.
+pub struct SqsDialler {
+    client: aws_sdk_sqs::Client,
+    queue_url: String,
+}
+
+impl SqsDialler {
+    pub fn new(client: aws_sdk_sqs::Client, queue_url: impl Into<String>) -> Self {
+        Self {
+            client,
+            queue_url: queue_url.into(),
+        }
+    }
+
+    async fn send_batch(&self, batch: &[DiallerMessage]) -> Vec<Result<(), BoxError>> {
+        let entries: Result<Vec<_>, _> = batch
+            .iter()
+            .enumerate()
+            .map(|(index, message)| {
+                aws_sdk_sqs::types::SendMessageBatchRequestEntry::builder()
+                    .id(index.to_string())
+                    .message_body(message.body())
+                    .message_group_id(message.group_id())
+                    .message_deduplication_id(message.deduplication_id())
+                    .build()
+            })
+            .collect();
+        let sent = match entries {
+            Ok(entries) => {
+                self.client
+                    .send_message_batch()
+                    .queue_url(&self.queue_url)
+                    .set_entries(Some(entries))
+                    .send()
+                    .await
+            }
+            Err(error) => {
+                return batch
+                    .iter()
+                    .map(|_| Err(error.to_string().into()))
+                    .collect();
+            }
+        };
+        match sent {
+            Ok(out) => {
+                let mut results: Vec<Result<(), BoxError>> = batch
+                    .iter()
+                    .map(|_| Err("not acknowledged".into()))
+                    .collect();
+                for ok in out.successful {
+                    if let Some(slot) = ok.id.parse::<usize>().ok().and_then(|i| results.get_mut(i))
+                    {
+                        *slot = Ok(());
+                    }
+                }
+                for failed in out.failed {
+                    if let Some(slot) = failed
+                        .id
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|i| results.get_mut(i))
+                    {
+                        *slot =
+                            Err(
+                                format!("{}: {}", failed.code, failed.message.unwrap_or_default())
+                                    .into(),
+                            );
+                    }
+                }
+                results
+            }
+            Err(error) => {
+                let error = aws_sdk_sqs::error::DisplayErrorContext(error).to_string();
+                batch.iter().map(|_| Err(error.clone().into())).collect()
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl Dialler for SqsDialler {
+    async fn dial(&self, messages: &[DiallerMessage]) -> Vec<Result<(), BoxError>> {
+        let batches = messages
+            .chunks(SQS_BATCH_LIMIT)
+            .map(|batch| self.send_batch(batch));
+        futures::future::join_all(batches)
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
     }
 }
 
@@ -101,5 +238,18 @@ impl SmsSender for Outbox {
     async fn send_sms(&self, to: &str, message: &str) -> Result<(), BoxError> {
         self.push(Channel::Sms, to, message);
         Ok(())
+    }
+}
+
+#[async_trait]
+impl Dialler for Outbox {
+    async fn dial(&self, messages: &[DiallerMessage]) -> Vec<Result<(), BoxError>> {
+        messages
+            .iter()
+            .map(|message| {
+                self.push(Channel::Dialler, &message.phone_number, &message.body());
+                Ok(())
+            })
+            .collect()
     }
 }

@@ -1,20 +1,27 @@
 //! The whole API in one router for local use: every function's router merged over one store,
-//! with SMS delivered to the dev outbox (`GET /_dev/outbox`).
+//! with SMS and dialler messages delivered to the dev outbox (`GET /_dev/outbox`), and the
+//! questionnaire scheduler run on demand (`POST /_dev/run-scheduler`).
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::get;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::routing::{get, post};
+use questionnaire_scheduler::{PassReport, Scheduler, SchedulerConfig};
+use serde::Deserialize;
 
 use shared::auth::Authenticator;
 use shared::clock::Clock;
 use shared::config::AuthRules;
+use shared::error::ApiError;
 use shared::extract::JsonResponse;
-use shared::notify::Outbox;
+use shared::notify::{Dialler, Outbox};
 use shared::phone::DefaultRegion;
+use shared::records::Timestamp;
 use shared::store::{
     AuthStore, ClientStore, ContactDetailStore, PhoneCallReader, PortalStore, QuestionnaireStore,
-    SeedWriter,
+    SchedulerStore, SeedWriter,
 };
 
 /// The demo fixture served when no `--seed` is given.
@@ -28,6 +35,7 @@ pub trait Store:
     + PortalStore
     + ContactDetailStore
     + QuestionnaireStore
+    + SchedulerStore
     + SeedWriter
 {
 }
@@ -38,6 +46,7 @@ impl<T> Store for T where
         + PortalStore
         + ContactDetailStore
         + QuestionnaireStore
+        + SchedulerStore
         + SeedWriter
 {
 }
@@ -53,6 +62,9 @@ pub struct LocalApi {
     /// The master secret portals' import secrets derive from (`IMPORT_SECRET`).
     pub import_master: Arc<[u8]>,
     pub time_zone: chrono_tz::Tz,
+    /// Where scheduler passes send call attempts: the outbox, unless replaced.
+    pub dialler: Arc<dyn Dialler>,
+    pub scheduler_config: SchedulerConfig,
 }
 
 fn random_key() -> Arc<[u8]> {
@@ -65,8 +77,11 @@ impl LocalApi {
     /// A local API with fresh random keys, a random import master secret (replace it with
     /// `with_import_master`), and contact windows in Europe/Stockholm.
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, region: DefaultRegion) -> Self {
+        let outbox = Outbox::new(clock.clone());
         Self {
-            outbox: Outbox::new(clock.clone()),
+            dialler: Arc::new(outbox.clone()),
+            scheduler_config: SchedulerConfig::new(chrono_tz::Europe::Stockholm),
+            outbox,
             store,
             clock,
             rules: AuthRules::default(),
@@ -84,6 +99,12 @@ impl LocalApi {
 
     pub fn with_time_zone(mut self, zone: chrono_tz::Tz) -> Self {
         self.time_zone = zone;
+        self.scheduler_config.time_zone = zone;
+        self
+    }
+
+    pub fn with_dialler(mut self, dialler: Arc<dyn Dialler>) -> Self {
+        self.dialler = dialler;
         self
     }
 
@@ -150,7 +171,16 @@ impl LocalApi {
         }
     }
 
-    /// Every function's routes on one router, plus `/_dev/outbox`.
+    pub fn scheduler(&self) -> Scheduler {
+        Scheduler {
+            store: self.store.clone(),
+            dialler: self.dialler.clone(),
+            clock: self.clock.clone(),
+            config: self.scheduler_config.clone(),
+        }
+    }
+
+    /// Every function's routes on one router, plus `/_dev/outbox` and `/_dev/run-scheduler`.
     pub fn router(&self) -> Router {
         let functions = authentication::routes(self.auth_state())
             .merge(phone_calls::routes(self.phone_calls_state()))
@@ -159,13 +189,39 @@ impl LocalApi {
             .merge(contact_details::routes(self.contact_details_state()))
             .merge(questionnaires::routes(self.questionnaires_state()));
         let outbox = self.outbox.clone();
-        let dev = Router::new().route(
-            "/_dev/outbox",
-            get(move || {
-                let messages = outbox.messages();
-                async move { JsonResponse::ok(messages) }
-            }),
-        );
+        let dev = Router::new()
+            .route(
+                "/_dev/outbox",
+                get(move || {
+                    let messages = outbox.messages();
+                    async move { JsonResponse::ok(messages) }
+                }),
+            )
+            .route(
+                "/_dev/run-scheduler",
+                post(run_scheduler).with_state(self.scheduler()),
+            );
         shared::runtime::finish(functions.merge(dev))
     }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunQuery {
+    now: Option<Timestamp>,
+}
+
+/// One scheduler pass at `?now=` (RFC 3339, default the clock's now), answered with its report
+/// including the messages it dispatched.
+async fn run_scheduler(
+    State(scheduler): State<Scheduler>,
+    query: Result<Query<RunQuery>, QueryRejection>,
+) -> Result<JsonResponse<PassReport>, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let now = query.now.unwrap_or_else(|| scheduler.clock.now());
+    let report = scheduler
+        .run_pass(now, None)
+        .await
+        .map_err(ApiError::Unavailable)?;
+    Ok(JsonResponse::ok(report))
 }

@@ -16,7 +16,8 @@
 //!   `QUESTIONNAIRE#{id}#PORTAL#{p}` / `OPEN#{client}` (the client's open entry, at most one),
 //!   `ENTRY#{id}` (closed entries), `ANSWER#{entry}#{question}`. Entries carry `schedule`;
 //!   open ones are in the due-time index: `gsi1pk = DUE#{id % 8}`,
-//!   `gsi1sk = {nextTryAt}#{id}` (sparse: closed entries leave it).
+//!   `gsi1sk = {nextTryAt}#{id}` (sparse: closed entries leave it). While a scheduler pass holds
+//!   an attempt the entry carries `pending` and is indexed at the lease's end instead.
 //! - `COUNTER` / `{kind}`: id counters (`value`).
 //!
 //! Auth table (`pk`, TTL attribute `ttl`): `SESSION#{sha256}`, `SESSIONS#{account}` (the
@@ -48,6 +49,7 @@ use super::{
     CallStats, ClientChanges, ClientPage, ClientPageRequest, ClientStore, ContactDetailChanges,
     ContactDetailStore, ImportContext, ImportGuard, Imported, PortalStore,
 };
+use super::{CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore};
 use crate::config::Tables;
 use crate::fixture::Seed;
 use crate::fixture::counters;
@@ -158,6 +160,25 @@ mod keys {
     pub const DUE_SHARDS: i32 = 8;
     pub fn due(entry_id: i32) -> String {
         format!("DUE#{}", entry_id.rem_euclid(DUE_SHARDS))
+    }
+    /// Fixed-width UTC time first, so that string order is time order.
+    pub fn due_at(at: crate::records::Timestamp, entry_id: i32) -> String {
+        format!("{}#{}", due_time(at), padded(entry_id))
+    }
+    /// Above every `due_at(at, _)`: the upper bound of a due Query at `at`.
+    pub fn due_until(at: crate::records::Timestamp) -> String {
+        format!("{}#~", due_time(at))
+    }
+    fn due_time(at: crate::records::Timestamp) -> String {
+        at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+    }
+    /// The portal of an entry from its partition key (`QUESTIONNAIRE#{q}#PORTAL#{p}`).
+    pub fn entry_portal(pk: &str) -> Option<i32> {
+        pk.strip_prefix("QUESTIONNAIRE#")?
+            .split_once("#PORTAL#")?
+            .1
+            .parse()
+            .ok()
     }
     pub const META: &str = "META";
     pub fn session(hash: &str) -> String {
@@ -1438,6 +1459,7 @@ impl PortalStore for DynamoStore {
 // ---- questionnaires ----------------------------------------------------------------------
 
 const SCHEDULE: &str = "schedule";
+const PENDING: &str = "pending";
 /// Rounds an insert may lose to concurrent inserts before it answers 503.
 const QUESTION_INSERT_ATTEMPTS: u32 = 16;
 
@@ -1453,10 +1475,7 @@ fn entry_item(
         Some(next) if entry_is_open(entry, schedule) => data_keys(
             pk,
             keys::open_entry(entry.client_id),
-            Some((
-                keys::due(entry.id),
-                format!("{}#{}", next.to_rfc3339(), padded(entry.id)),
-            )),
+            Some((keys::due(entry.id), keys::due_at(next, entry.id))),
         ),
         _ => data_keys(pk, keys::closed_entry(entry.id), None),
     };
@@ -1471,7 +1490,80 @@ fn entry_item(
 
 fn entry_from_item(mut item: Item) -> StoreResult<QuestionnaireClientEntry> {
     item.remove(SCHEDULE);
+    item.remove(PENDING);
     from_item(item)
+}
+
+fn attribute<T: DeserializeOwned>(item: &mut Item, name: &str) -> StoreResult<Option<T>> {
+    item.remove(name)
+        .map(|value| {
+            serde_dynamo::from_attribute_value(value)
+                .map_err(|e| StoreError::Corrupt(format!("{name}: {e}")))
+        })
+        .transpose()
+}
+
+fn encode<T: Serialize>(value: &T) -> StoreResult<AttributeValue> {
+    serde_dynamo::to_attribute_value(value)
+        .map_err(|e| StoreError::Corrupt(format!("cannot encode attribute: {e}")))
+}
+
+fn due_entry_from_item(mut item: Item) -> StoreResult<DueEntry> {
+    let portal_id = keys::entry_portal(pk_of(&item))
+        .ok_or_else(|| StoreError::Corrupt(format!("entry key {:?}", pk_of(&item))))?;
+    let schedule = attribute(&mut item, SCHEDULE)?
+        .ok_or_else(|| StoreError::Corrupt("entry without schedule".into()))?;
+    let pending = attribute(&mut item, PENDING)?;
+    Ok(DueEntry {
+        entry: from_item(item)?,
+        portal_id,
+        schedule,
+        pending,
+    })
+}
+
+/// A condition or update expression with its attribute names and values.
+#[derive(Default)]
+struct Expression {
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+}
+
+impl Expression {
+    fn name(&mut self, placeholder: &str, name: &str) -> &mut Self {
+        self.names.insert(placeholder.into(), name.into());
+        self
+    }
+    fn value(&mut self, placeholder: &str, value: AttributeValue) -> &mut Self {
+        self.values.insert(placeholder.into(), value);
+        self
+    }
+}
+
+/// The condition that an open entry is still as the scheduler read it: the same entry (a
+/// client's `OPEN#` key is reused by its next entry), the same attempts, the same claim.
+fn entry_as_read(due: &DueEntry, expression: &mut Expression) -> StoreResult<&'static str> {
+    expression
+        .name("#id", "id")
+        .value(":id", n(due.entry.id))
+        .name("#pending", PENDING);
+    Ok(match due.pending {
+        None => {
+            expression
+                .name("#schedule", SCHEDULE)
+                .name("#attempts", "attempts")
+                .value(":read", n(due.schedule.attempts));
+            "#id = :id AND #schedule.#attempts = :read AND attribute_not_exists(#pending)"
+        }
+        Some(pending) => {
+            expression
+                .name("#attempt", "attempt")
+                .name("#lease", "leaseUntil")
+                .value(":held", n(pending.attempt))
+                .value(":lease", encode(&pending.lease_until)?);
+            "#id = :id AND #pending.#attempt = :held AND #pending.#lease = :lease"
+        }
+    })
 }
 
 fn version_of(item: &Item) -> StoreResult<u64> {
@@ -1738,6 +1830,217 @@ impl QuestionnaireStore for DynamoStore {
         Err(StoreError::Throttled(
             "entries kept changing during the start".into(),
         ))
+    }
+}
+
+// ---- questionnaire scheduler -----------------------------------------------------------------
+
+impl DynamoStore {
+    /// Moves an open entry to its closed key, if the open item still holds it as read.
+    async fn close_open_entry(
+        &self,
+        due: &DueEntry,
+        condition: &str,
+        expression: Expression,
+        schedule: &Schedule,
+    ) -> StoreResult<bool> {
+        let closed = QuestionnaireClientEntry {
+            next_try_at: None,
+            ..due.entry.clone()
+        };
+        let delete = Delete::builder()
+            .table_name(&self.tables.data)
+            .set_key(Some(key(
+                keys::questionnaire_portal(due.entry.questionnaire_id, due.portal_id),
+                Some(&keys::open_entry(due.entry.client_id)),
+            )))
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(expression.names))
+            .set_expression_attribute_values(Some(expression.values))
+            .build()
+            .map_err(build_error)?;
+        let writes = vec![
+            txn_delete(delete),
+            self.data_put(entry_item(&closed, due.portal_id, schedule)?, None)?,
+        ];
+        match self.transact(writes).await {
+            Ok(()) => Ok(true),
+            Err(StoreError::ConditionFailed) => Ok(false),
+            Err(other) => Err(other),
+        }
+    }
+
+    async fn update_open_entry(
+        &self,
+        due: &DueEntry,
+        update: &str,
+        condition: &str,
+        expression: Expression,
+    ) -> StoreResult<bool> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.tables.data)
+            .set_key(Some(key(
+                keys::questionnaire_portal(due.entry.questionnaire_id, due.portal_id),
+                Some(&keys::open_entry(due.entry.client_id)),
+            )))
+            .update_expression(update)
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(expression.names))
+            .set_expression_attribute_values(Some(expression.values))
+            .send()
+            .await
+            .map_err(classify);
+        match result {
+            Ok(_) => Ok(true),
+            Err(StoreError::ConditionFailed) => Ok(false),
+            Err(other) => Err(other),
+        }
+    }
+}
+
+#[async_trait]
+impl SchedulerStore for DynamoStore {
+    async fn due_entries(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<DueEntry>> {
+        let until = keys::due_until(now);
+        let shards = (0..keys::DUE_SHARDS).map(|shard| {
+            let query = self
+                .client
+                .query()
+                .table_name(&self.tables.data)
+                .index_name("gsi1")
+                .key_condition_expression("gsi1pk = :shard AND gsi1sk <= :until")
+                .expression_attribute_values(":shard", s(keys::due(shard)))
+                .expression_attribute_values(":until", s(until.clone()));
+            async move {
+                let mut pages = query.into_paginator().send();
+                let mut items = Vec::new();
+                while items.len() < limit {
+                    match pages.next().await {
+                        Some(page) => {
+                            items.extend(page.map_err(classify)?.items.unwrap_or_default())
+                        }
+                        None => break,
+                    }
+                }
+                StoreResult::Ok(items)
+            }
+        });
+        let mut due: Vec<(String, DueEntry)> = Vec::new();
+        for item in futures::future::try_join_all(shards)
+            .await?
+            .into_iter()
+            .flatten()
+        {
+            let at = match item.get("gsi1sk") {
+                Some(AttributeValue::S(at)) => at.clone(),
+                _ => String::new(),
+            };
+            due.push((at, due_entry_from_item(item)?));
+        }
+        due.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(due.into_iter().take(limit).map(|(_, due)| due).collect())
+    }
+
+    async fn call_targets(&self, due: &[DueEntry]) -> StoreResult<CallTargets> {
+        let mut wanted: HashMap<(String, String), Item> = HashMap::new();
+        for due in due {
+            let client = (
+                keys::portal(due.portal_id),
+                keys::client(due.entry.client_id),
+            );
+            let questionnaire = (
+                keys::questionnaire(due.entry.questionnaire_id),
+                keys::META.to_string(),
+            );
+            for (pk, sk) in [client, questionnaire] {
+                let item = key(pk.clone(), Some(&sk));
+                wanted.entry((pk, sk)).or_insert(item);
+            }
+        }
+        let mut targets = CallTargets::default();
+        for mut item in self.batch_get_data(wanted.into_values().collect()).await? {
+            if sk_of(&item) == keys::META {
+                let questionnaire: QuestionnaireSummary = from_item(item)?;
+                targets
+                    .questionnaires
+                    .insert(questionnaire.id, questionnaire);
+            } else {
+                // Call statistics do not address a call.
+                item.remove(CALL_STATS);
+                let client: Client = from_item(item)?;
+                targets.clients.insert(client.id, client);
+            }
+        }
+        Ok(targets)
+    }
+
+    async fn claim_attempt(&self, due: &DueEntry, claim: &Claim) -> StoreResult<bool> {
+        let mut expression = Expression::default();
+        let condition = entry_as_read(due, &mut expression)?;
+        expression
+            .name("#schedule", SCHEDULE)
+            .name("#attempts", "attempts")
+            .value(":attempt", n(claim.attempt))
+            .value(
+                ":pending",
+                encode(&PendingAttempt {
+                    attempt: claim.attempt,
+                    lease_until: claim.lease_until,
+                })?,
+            )
+            .value(":due", s(keys::due_at(claim.lease_until, due.entry.id)));
+        let mut update =
+            String::from("SET #schedule.#attempts = :attempt, #pending = :pending, gsi1sk = :due");
+        if let Some(next) = claim.next_try_at {
+            expression
+                .name("#next", "nextTryAt")
+                .value(":next", encode(&next)?);
+            update.push_str(", #next = :next");
+        }
+        self.update_open_entry(due, &update, condition, expression)
+            .await
+    }
+
+    async fn confirm_attempt(&self, due: &DueEntry, claim: &Claim) -> StoreResult<()> {
+        let mut expression = Expression::default();
+        expression
+            .name("#id", "id")
+            .name("#pending", PENDING)
+            .name("#attempt", "attempt")
+            .value(":id", n(due.entry.id))
+            .value(":attempt", n(claim.attempt));
+        let condition = "#id = :id AND #pending.#attempt = :attempt";
+        // A condition failure means a pass confirmed this attempt already.
+        match claim.next_try_at {
+            Some(next) => {
+                expression.value(":due", s(keys::due_at(next, due.entry.id)));
+                self.update_open_entry(
+                    due,
+                    "SET gsi1sk = :due REMOVE #pending",
+                    condition,
+                    expression,
+                )
+                .await?;
+            }
+            None => {
+                let schedule = Schedule {
+                    attempts: claim.attempt,
+                    ..due.schedule
+                };
+                self.close_open_entry(due, condition, expression, &schedule)
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn close_entry(&self, due: &DueEntry) -> StoreResult<bool> {
+        let mut expression = Expression::default();
+        let condition = entry_as_read(due, &mut expression)?;
+        self.close_open_entry(due, condition, expression, &due.schedule)
+            .await
     }
 }
 

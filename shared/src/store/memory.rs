@@ -7,7 +7,8 @@ use std::sync::{Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use super::{
-    AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, Schedule, StartOutcome,
+    AddQuestionOutcome, CallTargets, Claim, DueEntry, NewEntry, NewQuestion, PendingAttempt,
+    QuestionnaireStore, Schedule, SchedulerStore, StartOutcome,
 };
 use super::{
     AuthStore, CallStats, ClientChanges, ClientPage, ClientPageRequest, ClientStore,
@@ -21,12 +22,14 @@ use crate::records::{
     QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp, TranscriptLine,
 };
 
-/// A client entry with what the API does not show: its portal and its schedule.
+/// A client entry with what the API does not show: its portal, its schedule and the attempt a
+/// scheduler pass holds.
 #[derive(Debug, Clone)]
 struct StoredEntry {
     entry: QuestionnaireClientEntry,
     portal_id: i32,
     schedule: Schedule,
+    pending: Option<PendingAttempt>,
 }
 
 #[derive(Default)]
@@ -572,6 +575,7 @@ impl QuestionnaireStore for MemoryStore {
                     entry: entry.clone(),
                     portal_id,
                     schedule: new.schedule,
+                    pending: None,
                 },
             );
             created.push(entry);
@@ -584,8 +588,116 @@ impl QuestionnaireStore for MemoryStore {
 }
 
 impl StoredEntry {
+    /// Open: still to be called, or its last attempt claimed and not yet confirmed.
     fn is_open(&self) -> bool {
-        super::entry_is_open(&self.entry, &self.schedule)
+        self.pending.is_some() || super::entry_is_open(&self.entry, &self.schedule)
+    }
+
+    fn due_at(&self) -> Option<Timestamp> {
+        match self.pending {
+            Some(pending) => Some(pending.lease_until),
+            None if self.is_open() => self.entry.next_try_at,
+            None => None,
+        }
+    }
+
+    fn due_entry(&self) -> DueEntry {
+        DueEntry {
+            entry: self.entry.clone(),
+            portal_id: self.portal_id,
+            schedule: self.schedule,
+            pending: self.pending,
+        }
+    }
+
+    /// Still as the scheduler read it: the same entry, attempts and claim.
+    fn is_as_read(&self, due: &DueEntry) -> bool {
+        self.is_open()
+            && self.schedule.attempts == due.schedule.attempts
+            && self.pending == due.pending
+    }
+
+    fn close(&mut self) {
+        self.entry.next_try_at = None;
+        self.pending = None;
+    }
+}
+
+#[async_trait]
+impl SchedulerStore for MemoryStore {
+    async fn due_entries(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<DueEntry>> {
+        let state = self.lock();
+        let mut due: Vec<(Timestamp, DueEntry)> = state
+            .entries
+            .values()
+            .filter_map(|stored| {
+                let at = stored.due_at()?;
+                (at <= now).then(|| (at, stored.due_entry()))
+            })
+            .collect();
+        due.sort_by_key(|(at, due)| (*at, due.entry.id));
+        Ok(due.into_iter().take(limit).map(|(_, due)| due).collect())
+    }
+
+    async fn call_targets(&self, due: &[DueEntry]) -> StoreResult<CallTargets> {
+        let state = self.lock();
+        let mut targets = CallTargets::default();
+        for due in due {
+            let client_id = due.entry.client_id;
+            if let Some(client) = state.clients.get(&client_id) {
+                targets.clients.insert(client_id, client.clone());
+            }
+            let questionnaire_id = due.entry.questionnaire_id;
+            if let Some(questionnaire) = state.questionnaires.get(&questionnaire_id) {
+                targets
+                    .questionnaires
+                    .insert(questionnaire_id, questionnaire.summary());
+            }
+        }
+        Ok(targets)
+    }
+
+    async fn claim_attempt(&self, due: &DueEntry, claim: &Claim) -> StoreResult<bool> {
+        let mut state = self.lock();
+        let Some(stored) = state.entries.get_mut(&due.entry.id) else {
+            return Ok(false);
+        };
+        if !stored.is_as_read(due) {
+            return Ok(false);
+        }
+        stored.schedule.attempts = claim.attempt;
+        stored.pending = Some(PendingAttempt {
+            attempt: claim.attempt,
+            lease_until: claim.lease_until,
+        });
+        if let Some(next) = claim.next_try_at {
+            stored.entry.next_try_at = Some(next);
+        }
+        Ok(true)
+    }
+
+    async fn confirm_attempt(&self, due: &DueEntry, claim: &Claim) -> StoreResult<()> {
+        let mut state = self.lock();
+        if let Some(stored) = state.entries.get_mut(&due.entry.id)
+            && stored.pending.is_some_and(|p| p.attempt == claim.attempt)
+        {
+            match claim.next_try_at {
+                Some(_) => stored.pending = None,
+                None => stored.close(),
+            }
+        }
+        Ok(())
+    }
+
+    async fn close_entry(&self, due: &DueEntry) -> StoreResult<bool> {
+        let mut state = self.lock();
+        match state.entries.get_mut(&due.entry.id) {
+            Some(stored) if stored.is_as_read(due) => {
+                stored.close();
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 }
 
@@ -637,6 +749,7 @@ impl SeedWriter for MemoryStore {
                         entry: entry.clone(),
                         portal_id,
                         schedule: Schedule::defaults_of(questionnaire),
+                        pending: None,
                     },
                 );
             }

@@ -1,0 +1,466 @@
+//! The questionnaire scheduler: one pass finds the client entries that are due, claims an
+//! attempt of each with a conditional write, hands the attempts to the dialler, and confirms
+//! them; run every five minutes by EventBridge and on demand by `local-api`.
+//!
+//! Order per entry: claim (attempt + 1, next try, a lease) -> send (deduplication id
+//! `{entry}-{attempt}`) -> confirm. A pass that dies after the claim leaves the attempt
+//! pending; once the lease runs out the next pass sends the same attempt again with the same
+//! deduplication id, so no attempt is lost and the FIFO queue drops a second copy.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{NaiveTime, TimeDelta};
+use futures::{StreamExt, TryStreamExt};
+use serde::Serialize;
+
+use shared::clock::{Clock, SystemClock};
+use shared::config::ConfigError;
+use shared::contact_window::{Window, parse_time};
+use shared::error::error_chain;
+use shared::notify::{Dialler, DiallerMessage, SqsDialler};
+use shared::records::Timestamp;
+use shared::runtime::Platform;
+use shared::store::{CallTargets, Claim, DueEntry, Schedule, SchedulerStore, StoreError};
+
+/// Entries read, claimed and sent together: one BatchGetItem of their clients, ten
+/// SendMessageBatch requests.
+const CHUNK: usize = 100;
+/// Chunks in flight at once, and claims or confirms in flight per chunk: at most 64 DynamoDB
+/// requests at a time.
+const CHUNKS_IN_FLIGHT: usize = 4;
+const WRITES_IN_FLIGHT: usize = 16;
+/// The longest wait between two attempts, whatever the back-off says.
+const MAX_RETRY_DELAY: TimeDelta = TimeDelta::days(3650);
+
+/// How passes behave; `from_lookup` reads it from the environment.
+#[derive(Debug, Clone)]
+pub struct SchedulerConfig {
+    /// Calls are placed only inside these hours of `time_zone` (`CALLING_HOURS`).
+    pub calling_hours: Window,
+    pub time_zone: chrono_tz::Tz,
+    /// How long a claimed attempt is held by its pass before another pass may send it.
+    pub lease: TimeDelta,
+    /// The most entries one pass takes on; the rest wait for the next pass.
+    pub max_entries: usize,
+    /// Time kept free at the end of an invocation: no chunk is started after it.
+    pub deadline_margin: Duration,
+}
+
+impl SchedulerConfig {
+    /// 09:00-19:00 in `time_zone`.
+    pub fn new(time_zone: chrono_tz::Tz) -> Self {
+        Self {
+            calling_hours: Window {
+                start: NaiveTime::from_hms_opt(9, 0, 0),
+                end: NaiveTime::from_hms_opt(19, 0, 0),
+            },
+            time_zone,
+            lease: TimeDelta::seconds(60),
+            max_entries: 50_000,
+            deadline_margin: Duration::from_secs(20),
+        }
+    }
+
+    /// `CALLING_HOURS` as `HH:mm-HH:mm` (equal ends: any time), default 09:00-19:00.
+    pub fn from_lookup(
+        time_zone: chrono_tz::Tz,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let mut config = Self::new(time_zone);
+        if let Some(hours) = lookup("CALLING_HOURS").filter(|v| !v.trim().is_empty()) {
+            config.calling_hours = parse_calling_hours(&hours).map_err(|problem| ConfigError {
+                name: "CALLING_HOURS",
+                problem,
+            })?;
+        }
+        Ok(config)
+    }
+
+    pub fn within_calling_hours(&self, at: Timestamp) -> bool {
+        self.calling_hours
+            .contains(at.with_timezone(&self.time_zone).time())
+    }
+}
+
+/// `HH:mm-HH:mm`, the window the contact windows use: `[start, end)`, across midnight when
+/// start > end.
+pub fn parse_calling_hours(text: &str) -> Result<Window, String> {
+    let (start, end) = text
+        .trim()
+        .split_once('-')
+        .ok_or_else(|| format!("{text:?} is not HH:mm-HH:mm"))?;
+    Ok(Window {
+        start: Some(parse_time(start.trim())?),
+        end: Some(parse_time(end.trim())?),
+    })
+}
+
+/// When the attempt after `attempt` is due: `interval * multiplier^(attempt-1)` days after
+/// `now`, or `None` when `attempt` was the last one.
+pub fn next_try(now: Timestamp, schedule: &Schedule, attempt: i32) -> Option<Timestamp> {
+    if attempt >= schedule.retries {
+        return None;
+    }
+    let days = f64::from(schedule.interval) * schedule.multiplier.powi(attempt - 1);
+    let seconds = (days * 86_400.0).round();
+    let delay = if seconds.is_finite() && seconds < MAX_RETRY_DELAY.num_seconds() as f64 {
+        TimeDelta::seconds(seconds.max(0.0) as i64)
+    } else {
+        MAX_RETRY_DELAY
+    };
+    Some(now + delay)
+}
+
+/// What one pass did. `dispatched` holds the messages sent, for `local-api`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PassReport {
+    pub at: Timestamp,
+    pub within_calling_hours: bool,
+    /// Due entries found.
+    pub due: usize,
+    /// Attempts this pass claimed (new ones, and ones whose earlier pass died).
+    pub claimed: usize,
+    /// Attempts the dialler accepted.
+    pub sent: usize,
+    /// Due entries not called now: inactive client, no phone number, or claimed by another pass.
+    pub skipped: usize,
+    /// Entries closed: after their last attempt, or because their client or questionnaire is gone.
+    pub closed: usize,
+    /// Attempts that failed (store or dialler errors); they stay due and are sent again later.
+    pub failed: usize,
+    /// Due entries left for the next pass because the invocation's time ran short.
+    pub deferred: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dispatched: Vec<DiallerMessage>,
+}
+
+impl PassReport {
+    fn add(&mut self, chunk: PassReport) {
+        self.claimed += chunk.claimed;
+        self.sent += chunk.sent;
+        self.skipped += chunk.skipped;
+        self.closed += chunk.closed;
+        self.failed += chunk.failed;
+        self.deferred += chunk.deferred;
+        self.dispatched.extend(chunk.dispatched);
+    }
+}
+
+/// What is to be done with one due entry of a chunk, decided from what was read.
+enum Plan {
+    Call(Claim, DiallerMessage),
+    Close,
+    Skip(&'static str),
+}
+
+/// What was done, after the conditional writes.
+enum Outcome {
+    Claimed(Claim, DiallerMessage),
+    Closed,
+    Skipped(&'static str),
+}
+
+#[derive(Clone)]
+pub struct Scheduler {
+    pub store: Arc<dyn SchedulerStore>,
+    pub dialler: Arc<dyn Dialler>,
+    pub clock: Arc<dyn Clock>,
+    pub config: SchedulerConfig,
+}
+
+impl Scheduler {
+    /// The Lambda's scheduler: the DynamoDB store and the queue named by `DIALLER_QUEUE_URL`.
+    pub fn for_lambda(platform: &Platform) -> Result<Self, ConfigError> {
+        let lookup = |name: &str| std::env::var(name).ok();
+        let queue_url = lookup("DIALLER_QUEUE_URL")
+            .filter(|url| !url.is_empty())
+            .ok_or(ConfigError {
+                name: "DIALLER_QUEUE_URL",
+                problem: "is not set".into(),
+            })?;
+        Ok(Self {
+            store: platform.store.clone(),
+            dialler: Arc::new(SqsDialler::new(
+                aws_sdk_sqs::Client::new(&platform.sdk),
+                queue_url,
+            )),
+            clock: Arc::new(SystemClock),
+            config: SchedulerConfig::from_lookup(platform.config.time_zone, lookup)?,
+        })
+    }
+
+    /// One scheduled invocation. Failed attempts make the invocation fail, so that Lambda's
+    /// retry of the asynchronous invocation sends them again within minutes.
+    pub async fn handle(
+        &self,
+        event: lambda_runtime::LambdaEvent<serde_json::Value>,
+    ) -> Result<PassReport, lambda_runtime::Error> {
+        let remaining = event
+            .context
+            .deadline()
+            .duration_since(std::time::SystemTime::now())
+            .unwrap_or_default();
+        let deadline = Instant::now() + remaining.saturating_sub(self.config.deadline_margin);
+        let mut report = self.run_pass(self.clock.now(), Some(deadline)).await?;
+        report.dispatched.clear();
+        if report.failed > 0 {
+            return Err(format!(
+                "{} attempts failed and stay due; the retried invocation sends them",
+                report.failed
+            )
+            .into());
+        }
+        Ok(report)
+    }
+
+    /// One pass at `now`: nothing outside calling hours; otherwise every due entry is called,
+    /// skipped or closed, in chunks, until `deadline`.
+    pub async fn run_pass(
+        &self,
+        now: Timestamp,
+        deadline: Option<Instant>,
+    ) -> Result<PassReport, StoreError> {
+        let mut report = PassReport {
+            at: now,
+            within_calling_hours: self.config.within_calling_hours(now),
+            ..PassReport::default()
+        };
+        if report.within_calling_hours {
+            let due = self.store.due_entries(now, self.config.max_entries).await?;
+            report.due = due.len();
+            // Futures are built before they are streamed: a stream holding a closure over
+            // borrowed chunks is not `Send` for every lifetime, which axum handlers need.
+            let chunks: Vec<_> = due
+                .chunks(CHUNK)
+                .map(|chunk| self.run_chunk(chunk, now, deadline))
+                .collect();
+            let chunks: Vec<PassReport> = futures::stream::iter(chunks)
+                .buffer_unordered(CHUNKS_IN_FLIGHT)
+                .collect()
+                .await;
+            for chunk in chunks {
+                report.add(chunk);
+            }
+        }
+        tracing::info!(
+            at = %now,
+            within_calling_hours = report.within_calling_hours,
+            due = report.due,
+            claimed = report.claimed,
+            sent = report.sent,
+            skipped = report.skipped,
+            closed = report.closed,
+            failed = report.failed,
+            deferred = report.deferred,
+            "scheduler pass"
+        );
+        Ok(report)
+    }
+
+    async fn run_chunk(
+        &self,
+        chunk: &[DueEntry],
+        now: Timestamp,
+        deadline: Option<Instant>,
+    ) -> PassReport {
+        let mut report = PassReport::default();
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            report.deferred = chunk.len();
+            return report;
+        }
+        let targets = match self.store.call_targets(chunk).await {
+            Ok(targets) => targets,
+            Err(error) => {
+                tracing::warn!(error = %error_chain(&error), "reading call targets failed");
+                report.failed = chunk.len();
+                return report;
+            }
+        };
+        let plans: Vec<(&DueEntry, Plan)> = chunk
+            .iter()
+            .map(|due| (due, self.plan(due, &targets, now)))
+            .collect();
+
+        // Claim, or close, each entry; only claimed attempts are sent.
+        let claims: Vec<_> = plans
+            .into_iter()
+            .map(|(due, plan)| async move {
+                Ok(match plan {
+                    Plan::Call(claim, message) => {
+                        if self.store.claim_attempt(due, &claim).await? {
+                            Outcome::Claimed(claim, message)
+                        } else {
+                            Outcome::Skipped("another pass claimed it")
+                        }
+                    }
+                    Plan::Close => {
+                        if self.store.close_entry(due).await? {
+                            Outcome::Closed
+                        } else {
+                            Outcome::Skipped("it changed while being closed")
+                        }
+                    }
+                    Plan::Skip(why) => Outcome::Skipped(why),
+                })
+            })
+            .collect();
+        let outcomes: Vec<Result<Outcome, StoreError>> = futures::stream::iter(claims)
+            .buffered(WRITES_IN_FLIGHT)
+            .collect()
+            .await;
+        let mut claimed = Vec::new();
+        for (due, outcome) in chunk.iter().zip(outcomes) {
+            match outcome {
+                Ok(Outcome::Claimed(claim, message)) => claimed.push((due, claim, message)),
+                Ok(Outcome::Closed) => report.closed += 1,
+                Ok(Outcome::Skipped(why)) => {
+                    tracing::debug!(entry = due.entry.id, why, "skipped");
+                    report.skipped += 1;
+                }
+                Err(error) => {
+                    tracing::warn!(entry = due.entry.id, error = %error_chain(&error), "claim failed");
+                    report.failed += 1;
+                }
+            }
+        }
+        report.claimed = claimed.len();
+
+        let messages: Vec<DiallerMessage> = claimed.iter().map(|(_, _, m)| m.clone()).collect();
+        let results = self.dialler.dial(&messages).await;
+        let sent: Vec<_> = claimed
+            .into_iter()
+            .zip(results)
+            .filter_map(|((due, claim, message), result)| match result {
+                Ok(()) => Some((due, claim, message)),
+                Err(error) => {
+                    tracing::warn!(entry = due.entry.id, attempt = claim.attempt, %error, "dialler refused the attempt");
+                    report.failed += 1;
+                    None
+                }
+            })
+            .collect();
+        report.sent = sent.len();
+        report.closed += sent
+            .iter()
+            .filter(|(_, claim, _)| claim.next_try_at.is_none())
+            .count();
+
+        // The attempt is sent either way; an unconfirmed one is sent again with the same
+        // deduplication id once its lease runs out.
+        let confirms: Vec<_> = sent
+            .iter()
+            .map(|(due, claim, _)| self.store.confirm_attempt(due, claim))
+            .collect();
+        let confirmed: Result<Vec<()>, StoreError> = futures::stream::iter(confirms)
+            .buffer_unordered(WRITES_IN_FLIGHT)
+            .try_collect()
+            .await;
+        if let Err(error) = confirmed {
+            tracing::warn!(error = %error_chain(&error), "confirming sent attempts failed");
+            report.failed += 1;
+        }
+        report.dispatched = sent.into_iter().map(|(_, _, message)| message).collect();
+        report
+    }
+
+    fn plan(&self, due: &DueEntry, targets: &CallTargets, now: Timestamp) -> Plan {
+        // An entry whose client (deleted, or moved out of the portal) or questionnaire is gone
+        // is never called again.
+        let client = targets
+            .clients
+            .get(&due.entry.client_id)
+            .filter(|client| client.portal_id == due.portal_id && !client.is_deleted);
+        let questionnaire = targets.questionnaires.get(&due.entry.questionnaire_id);
+        let (Some(client), Some(questionnaire)) = (client, questionnaire) else {
+            return Plan::Close;
+        };
+        if client.is_inactive {
+            return Plan::Skip("client is inactive");
+        }
+        let number = [&client.primary_number, &client.phone]
+            .into_iter()
+            .flatten()
+            .map(|number| number.trim())
+            .find(|number| !number.is_empty());
+        let Some(number) = number else {
+            return Plan::Skip("client has no phone number");
+        };
+        // A pending attempt whose pass died is sent again as the same attempt.
+        let attempt = due
+            .pending
+            .map_or(due.schedule.attempts + 1, |pending| pending.attempt);
+        let claim = Claim {
+            attempt,
+            lease_until: now + self.config.lease,
+            next_try_at: next_try(now, &due.schedule, attempt),
+        };
+        let message = DiallerMessage {
+            questionnaire_client_id: due.entry.id,
+            attempt,
+            questionnaire_id: questionnaire.id,
+            first_message: questionnaire.first_message.clone(),
+            client_id: client.id,
+            portal_id: due.portal_id,
+            name: client.name.clone(),
+            phone_number: number.to_string(),
+            language: client.language.clone(),
+        };
+        Plan::Call(claim, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schedule(interval: i32, retries: i32, multiplier: f64) -> Schedule {
+        Schedule {
+            interval,
+            retries,
+            multiplier,
+            attempts: 0,
+        }
+    }
+
+    fn at(text: &str) -> Timestamp {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn retries_back_off_by_the_multiplier_and_stop_after_the_last_attempt() {
+        let now = at("2026-11-20T10:00:00Z");
+        let s = schedule(2, 4, 1.5);
+        assert_eq!(next_try(now, &s, 1), Some(now + TimeDelta::days(2)));
+        assert_eq!(next_try(now, &s, 2), Some(now + TimeDelta::days(3)));
+        assert_eq!(next_try(now, &s, 3), Some(now + TimeDelta::hours(108)));
+        assert_eq!(next_try(now, &s, 4), None);
+    }
+
+    #[test]
+    fn an_enormous_back_off_is_capped_at_ten_years() {
+        let now = at("2026-11-20T10:00:00Z");
+        let s = schedule(365, 10, 10.0);
+        assert_eq!(next_try(now, &s, 9), Some(now + MAX_RETRY_DELAY));
+    }
+
+    #[test]
+    fn calling_hours_are_read_in_the_portal_time_zone() {
+        let config = SchedulerConfig::new(chrono_tz::Europe::Stockholm);
+        // 08:30 UTC is 09:30 in Stockholm in November; 18:30 UTC is 19:30.
+        assert!(config.within_calling_hours(at("2026-11-20T08:30:00Z")));
+        assert!(!config.within_calling_hours(at("2026-11-20T07:59:00Z")));
+        assert!(!config.within_calling_hours(at("2026-11-20T18:30:00Z")));
+        assert!(config.within_calling_hours(at("2026-11-20T17:59:59Z")));
+    }
+
+    #[test]
+    fn calling_hours_come_from_the_environment_and_are_checked() {
+        let zone = chrono_tz::Europe::Stockholm;
+        let config = SchedulerConfig::from_lookup(zone, |_| Some("08:00-20:30".into())).unwrap();
+        assert_eq!(config.calling_hours.end, NaiveTime::from_hms_opt(20, 30, 0));
+        let error = SchedulerConfig::from_lookup(zone, |_| Some("8-20".into())).unwrap_err();
+        assert_eq!(error.name, "CALLING_HOURS");
+    }
+}

@@ -1,0 +1,13 @@
+//! Lambda entry point of the questionnaire scheduler (EventBridge schedule, no HTTP).
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    shared::runtime::init_tracing();
+    let platform = shared::runtime::Platform::from_env().await?;
+    let scheduler = questionnaire_scheduler::Scheduler::for_lambda(&platform)?;
+    let scheduler = &scheduler;
+    lambda_runtime::run(lambda_runtime::service_fn(move |event| {
+        scheduler.handle(event)
+    }))
+    .await
+}
