@@ -1,9 +1,10 @@
 //! Test harness: `spawn_app` builds the whole API over either store with a manual clock, a dev
-//! outbox and (on DynamoDB) a request counter, so every scenario runs on both stores.
+//! outbox, a recording dialler in front of the outbox (in memory) or of an SQS FIFO queue on
+//! moto (DynamoDB), and (on DynamoDB) a request counter, so every scenario runs on both stores.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::config::Credentials;
 use axum::Router;
@@ -18,6 +19,8 @@ use local_api::{DEMO_FIXTURE, LocalApi, Store};
 use shared::clock::ManualClock;
 use shared::config::Tables;
 use shared::fixture::Seed;
+use shared::notify::{Channel, Dialler, DiallerMessage, SqsDialler};
+use shared::store::BoxError;
 use shared::store::dynamo::{DynamoStore, RequestCounter};
 use shared::store::memory::MemoryStore;
 use shared::store::schema;
@@ -67,6 +70,63 @@ pub async fn fresh_tables(client: &aws_sdk_dynamodb::Client) -> Tables {
     tables
 }
 
+/// An SQS client for moto, set up like `dynamo_client`.
+pub fn sqs_client() -> aws_sdk_sqs::Client {
+    let config = aws_sdk_sqs::Config::builder()
+        .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
+        .region(aws_sdk_sqs::config::Region::new("eu-north-1"))
+        .credentials_provider(aws_sdk_sqs::config::Credentials::new(
+            "test", "test", None, None, "static",
+        ))
+        .endpoint_url(moto_endpoint());
+    aws_sdk_sqs::Client::from_conf(config.build())
+}
+
+/// A fresh dialler queue, FIFO as in template.yaml (deduplication by explicit id).
+pub async fn fresh_dialler_queue(client: &aws_sdk_sqs::Client) -> String {
+    let name = format!("dialler-{}.fifo", uuid::Uuid::new_v4().simple());
+    client
+        .create_queue()
+        .queue_name(name)
+        .attributes(aws_sdk_sqs::types::QueueAttributeName::FifoQueue, "true")
+        .send()
+        .await
+        .expect("the dialler queue is created")
+        .queue_url
+        .expect("a queue url")
+}
+
+/// Every attempt a scheduler hands to the dialler, recorded before the real dialler (outbox or
+/// SQS) gets it, so a test sees a second send even where the queue would drop it.
+#[derive(Clone)]
+pub struct RecordingDialler {
+    inner: Arc<dyn Dialler>,
+    sent: Arc<Mutex<Vec<DiallerMessage>>>,
+}
+
+impl RecordingDialler {
+    pub fn new(inner: Arc<dyn Dialler>) -> Self {
+        Self {
+            inner,
+            sent: Arc::default(),
+        }
+    }
+
+    pub fn sent(&self) -> Vec<DiallerMessage> {
+        self.sent.lock().unwrap().clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl Dialler for RecordingDialler {
+    async fn dial(&self, messages: &[DiallerMessage]) -> Vec<Result<(), BoxError>> {
+        self.sent.lock().unwrap().extend_from_slice(messages);
+        // Lets a concurrent pass run between this pass's claims and its send.
+        tokio::task::yield_now().await;
+        self.inner.dial(messages).await
+    }
+}
+
 pub fn start_time() -> DateTime<Utc> {
     "2026-11-20T12:00:00Z".parse().unwrap()
 }
@@ -78,6 +138,10 @@ pub struct TestApp {
     pub api: LocalApi,
     pub counter: Option<RequestCounter>,
     pub seed: Seed,
+    pub dialler: RecordingDialler,
+    /// The dialler queue on DynamoDB runs (SQS on moto); in memory the outbox holds messages.
+    pub queue: Option<(aws_sdk_sqs::Client, String)>,
+    drained: Mutex<Vec<(String, DiallerMessage)>>,
 }
 
 /// The API over a new store of the given kind, loaded with the demo fixture.
@@ -103,6 +167,19 @@ pub async fn spawn_app_with(backend: Backend, fixture: &str) -> TestApp {
         counter.take();
     }
     let api = LocalApi::new(store, Arc::new(clock.clone()), Default::default());
+    let (inner, queue): (Arc<dyn Dialler>, _) = match backend {
+        Backend::Memory => (Arc::new(api.outbox.clone()), None),
+        Backend::DynamoDb => {
+            let client = sqs_client();
+            let url = fresh_dialler_queue(&client).await;
+            (
+                Arc::new(SqsDialler::new(client.clone(), url.clone())),
+                Some((client, url)),
+            )
+        }
+    };
+    let dialler = RecordingDialler::new(inner);
+    let api = api.with_dialler(Arc::new(dialler.clone()));
     TestApp {
         backend,
         router: api.router(),
@@ -110,6 +187,9 @@ pub async fn spawn_app_with(backend: Backend, fixture: &str) -> TestApp {
         api,
         counter,
         seed,
+        dialler,
+        queue,
+        drained: Mutex::default(),
     }
 }
 
@@ -286,6 +366,85 @@ impl TestApp {
             .await;
         assert_eq!(session.status, StatusCode::OK, "{}", session.json());
         session.json()["token"].as_str().unwrap().to_string()
+    }
+
+    /// One scheduler pass through `POST /_dev/run-scheduler` at `at`; its report.
+    pub async fn run_scheduler(&self, at: DateTime<Utc>) -> Value {
+        let path = format!(
+            "/_dev/run-scheduler?now={}",
+            at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        );
+        let answer = self
+            .send(
+                Request::builder()
+                    .method(Method::POST)
+                    .uri(path)
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+        answer.json()
+    }
+
+    /// Every dialler message delivered so far, with its deduplication id: from the SQS queue
+    /// (drained, and kept), or from the outbox.
+    pub async fn delivered_calls(&self) -> Vec<(String, DiallerMessage)> {
+        let Some((client, url)) = &self.queue else {
+            let delivered = self
+                .api
+                .outbox
+                .messages()
+                .into_iter()
+                .filter(|m| m.channel == Channel::Dialler)
+                .map(|m| {
+                    let message: DiallerMessage = serde_json::from_str(&m.message).unwrap();
+                    (message.deduplication_id(), message)
+                })
+                .collect::<Vec<_>>();
+            return delivered;
+        };
+        let mut delivered = self.drained.lock().unwrap().clone();
+        loop {
+            let out = client
+                .receive_message()
+                .queue_url(url)
+                .max_number_of_messages(10)
+                .message_system_attribute_names(
+                    aws_sdk_sqs::types::MessageSystemAttributeName::MessageDeduplicationId,
+                )
+                .send()
+                .await
+                .expect("messages are received");
+            let messages = out.messages.unwrap_or_default();
+            if messages.is_empty() {
+                *self.drained.lock().unwrap() = delivered.clone();
+                return delivered;
+            }
+            for message in messages {
+                let id = message
+                    .attributes
+                    .as_ref()
+                    .and_then(|a| {
+                        a.get(
+                            &aws_sdk_sqs::types::MessageSystemAttributeName::MessageDeduplicationId,
+                        )
+                    })
+                    .cloned()
+                    .unwrap_or_default();
+                let body: DiallerMessage =
+                    serde_json::from_str(message.body.as_deref().unwrap_or_default()).unwrap();
+                delivered.push((id, body));
+                // FIFO groups stay blocked until their received messages are deleted.
+                client
+                    .delete_message()
+                    .queue_url(url)
+                    .receipt_handle(message.receipt_handle.unwrap_or_default())
+                    .send()
+                    .await
+                    .expect("a received message is deleted");
+            }
+        }
     }
 
     /// Asserts the DynamoDB requests since the last count, exactly, by operation; nothing on
