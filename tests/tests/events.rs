@@ -1,5 +1,6 @@
-//! Every sample event in `events/` goes through its own function's router as API Gateway
-//! delivers it (lambda_http's HTTP API v2 decoding), and gets the answer its route gives.
+//! Every sample event in `events/` goes through its own function as Lambda delivers it: API
+//! Gateway events through the function's router (lambda_http's HTTP API v2 decoding), the
+//! scheduled event through the scheduler's handler.
 
 use axum::Router;
 use http::StatusCode;
@@ -24,6 +25,36 @@ async fn invoke(
     let request = request.map(|body| axum::body::Body::from(body.to_vec()));
     let response = router.oneshot(request).await.unwrap();
     (response.status(), response.headers().clone())
+}
+
+/// The EventBridge event that runs the questionnaire scheduler.
+const SCHEDULED: &str = "questionnaire-scheduler-scheduled";
+
+#[tokio::test]
+async fn the_scheduled_event_runs_one_scheduler_pass() {
+    let app = spawn_app(Backend::Memory).await;
+    // The demo fixture's two entries are due at 2026-11-24T10:00Z, 11:00 in Stockholm.
+    app.clock.set("2026-11-24T10:00:00Z".parse().unwrap());
+    let payload: serde_json::Value = serde_json::from_str(&event(SCHEDULED)).unwrap();
+    let mut context = lambda_runtime::Context::default();
+    context.deadline = u64::try_from(
+        (std::time::SystemTime::now() + std::time::Duration::from_secs(300))
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap();
+    let report = app
+        .api
+        .scheduler()
+        .handle(lambda_runtime::LambdaEvent::new(payload, context))
+        .await
+        .expect("the pass succeeds");
+    assert_eq!((report.due, report.sent, report.failed), (2, 2, 0));
+    assert!(
+        report.dispatched.is_empty(),
+        "the Lambda's answer carries counts, not personal data"
+    );
 }
 
 #[tokio::test]
@@ -80,6 +111,7 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
         .collect();
     files.sort();
     let mut named: Vec<String> = cases.iter().map(|(name, ..)| name.to_string()).collect();
+    named.push(SCHEDULED.to_string());
     named.sort();
     assert_eq!(files, named, "every event file has a case here");
     for (name, router, expected) in cases {

@@ -197,13 +197,16 @@ impl Scheduler {
         &self,
         event: lambda_runtime::LambdaEvent<serde_json::Value>,
     ) -> Result<PassReport, lambda_runtime::Error> {
-        let remaining = event
-            .context
-            .deadline()
-            .duration_since(std::time::SystemTime::now())
-            .unwrap_or_default();
-        let deadline = Instant::now() + remaining.saturating_sub(self.config.deadline_margin);
-        let mut report = self.run_pass(self.clock.now(), Some(deadline)).await?;
+        // Lambda always sets the deadline; a hand-built context may leave it at zero.
+        let deadline = (event.context.deadline > 0).then(|| {
+            let remaining = event
+                .context
+                .deadline()
+                .duration_since(std::time::SystemTime::now())
+                .unwrap_or_default();
+            Instant::now() + remaining.saturating_sub(self.config.deadline_margin)
+        });
+        let mut report = self.run_pass(self.clock.now(), deadline).await?;
         report.dispatched.clear();
         if report.failed > 0 {
             return Err(format!(
