@@ -7,7 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, TimeDelta, Utc};
 use http::StatusCode;
-use integration_tests::{Backend, TestApp, on_both_stores, spawn_app, spawn_app_with, start_time};
+use integration_tests::{Backend, TestApp, on_both_stores, spawn_app_with, start_time};
 use local_api::DEMO_FIXTURE;
 use serde_json::{Value, json};
 use shared::notify::{Dialler, DiallerMessage};
