@@ -71,14 +71,17 @@ pub async fn fresh_tables(client: &aws_sdk_dynamodb::Client) -> Tables {
 }
 
 /// An SQS client for moto, set up like `dynamo_client`.
-pub fn sqs_client() -> aws_sdk_sqs::Client {
-    let config = aws_sdk_sqs::Config::builder()
+pub fn sqs_client(counter: Option<RequestCounter>) -> aws_sdk_sqs::Client {
+    let mut config = aws_sdk_sqs::Config::builder()
         .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
         .region(aws_sdk_sqs::config::Region::new("eu-north-1"))
         .credentials_provider(aws_sdk_sqs::config::Credentials::new(
             "test", "test", None, None, "static",
         ))
         .endpoint_url(moto_endpoint());
+    if let Some(counter) = counter {
+        config = config.interceptor(counter);
+    }
     aws_sdk_sqs::Client::from_conf(config.build())
 }
 
@@ -141,6 +144,8 @@ pub struct TestApp {
     pub dialler: RecordingDialler,
     /// The dialler queue on DynamoDB runs (SQS on moto); in memory the outbox holds messages.
     pub queue: Option<(aws_sdk_sqs::Client, String)>,
+    /// SQS requests by operation on DynamoDB runs.
+    pub sqs_counter: RequestCounter,
     drained: Mutex<Vec<(String, DiallerMessage)>>,
 }
 
@@ -167,10 +172,11 @@ pub async fn spawn_app_with(backend: Backend, fixture: &str) -> TestApp {
         counter.take();
     }
     let api = LocalApi::new(store, Arc::new(clock.clone()), Default::default());
+    let sqs_counter = RequestCounter::default();
     let (inner, queue): (Arc<dyn Dialler>, _) = match backend {
         Backend::Memory => (Arc::new(api.outbox.clone()), None),
         Backend::DynamoDb => {
-            let client = sqs_client();
+            let client = sqs_client(Some(sqs_counter.clone()));
             let url = fresh_dialler_queue(&client).await;
             (
                 Arc::new(SqsDialler::new(client.clone(), url.clone())),
@@ -189,6 +195,7 @@ pub async fn spawn_app_with(backend: Backend, fixture: &str) -> TestApp {
         seed,
         dialler,
         queue,
+        sqs_counter,
         drained: Mutex::default(),
     }
 }
@@ -480,6 +487,39 @@ pub fn error_fields(problem: &Value) -> Vec<String> {
         .as_object()
         .map(|errors| errors.keys().cloned().collect())
         .unwrap_or_default()
+}
+
+/// The demo fixture without its questionnaire entries, so that only a test's own fall due.
+pub fn quiet_demo() -> Value {
+    let mut fixture: Value = serde_json::from_str(DEMO_FIXTURE).unwrap();
+    fixture["questionnaires"][0]["clients"] = serde_json::json!([]);
+    fixture
+}
+
+/// The quiet demo fixture plus `n` clients of portal 1, each with an entry of questionnaire 11
+/// due at the start time.
+pub fn fixture_with_due_entries(n: i32) -> String {
+    let mut fixture = quiet_demo();
+    let template = fixture["clients"][0].clone();
+    for i in 0..n {
+        let mut client = template.clone();
+        client["id"] = serde_json::json!(100 + i);
+        client["nationalId"] = Value::Null;
+        client["primaryNumber"] = serde_json::json!(format!("+467320{i:05}"));
+        fixture["clients"].as_array_mut().unwrap().push(client);
+        fixture["questionnaires"][0]["clients"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({
+                "id": 100_000 + i,
+                "clientId": 100 + i,
+                "questionnaireId": 11,
+                "phoneCallId": null,
+                "createdAt": "2026-11-10T08:00:00Z",
+                "nextTryAt": start_time()
+            }));
+    }
+    fixture.to_string()
 }
 
 /// A valid Swedish personnummer (12 digits) for every `n` below 1,000,000: births spread over

@@ -7,20 +7,16 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, TimeDelta, Utc};
 use http::StatusCode;
-use integration_tests::{Backend, TestApp, on_both_stores, spawn_app_with, start_time};
+use integration_tests::{
+    Backend, TestApp, fixture_with_due_entries, on_both_stores, quiet_demo, spawn_app_with,
+    start_time,
+};
 use local_api::DEMO_FIXTURE;
 use serde_json::{Value, json};
 use shared::notify::{Dialler, DiallerMessage};
 use shared::store::BoxError;
 
 const KARIN: &str = "+46701000001";
-
-/// The demo fixture without its entries, so that only a test's own entries fall due.
-fn quiet_demo() -> Value {
-    let mut fixture: Value = serde_json::from_str(DEMO_FIXTURE).unwrap();
-    fixture["questionnaires"][0]["clients"] = json!([]);
-    fixture
-}
 
 async fn spawn_quiet(backend: Backend) -> TestApp {
     spawn_app_with(backend, &quiet_demo().to_string()).await
@@ -272,31 +268,6 @@ async fn nothing_is_read_or_sent_outside_calling_hours(backend: Backend) {
         app.run_scheduler(at("2026-11-21T08:00:00Z")).await["sent"],
         1
     );
-}
-
-/// The quiet demo fixture plus `n` clients of portal 1, each with an entry due at the start time.
-fn fixture_with_due_entries(n: i32) -> String {
-    let mut fixture = quiet_demo();
-    let template = fixture["clients"][0].clone();
-    for i in 0..n {
-        let mut client = template.clone();
-        client["id"] = json!(100 + i);
-        client["nationalId"] = Value::Null;
-        client["primaryNumber"] = json!(format!("+4673200{:04}", i));
-        fixture["clients"].as_array_mut().unwrap().push(client);
-        fixture["questionnaires"][0]["clients"]
-            .as_array_mut()
-            .unwrap()
-            .push(json!({
-                "id": 1000 + i,
-                "clientId": 100 + i,
-                "questionnaireId": 11,
-                "phoneCallId": null,
-                "createdAt": "2026-11-10T08:00:00Z",
-                "nextTryAt": start_time()
-            }));
-    }
-    fixture.to_string()
 }
 
 async fn two_concurrent_passes_send_each_attempt_once(backend: Backend) {

@@ -23,9 +23,9 @@ use shared::records::Timestamp;
 use shared::runtime::Platform;
 use shared::store::{CallTargets, Claim, DueEntry, Schedule, SchedulerStore, StoreError};
 
-/// Entries read, claimed and sent together: one BatchGetItem of their clients, ten
-/// SendMessageBatch requests.
-const CHUNK: usize = 100;
+/// Entries read, claimed and sent together: their clients and (up to four) questionnaires fit
+/// one 100-key BatchGetItem; ten SendMessageBatch requests.
+const CHUNK: usize = 96;
 /// Chunks in flight at once, and claims or confirms in flight per chunk: at most 64 DynamoDB
 /// requests at a time.
 const CHUNKS_IN_FLIGHT: usize = 4;
