@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh clone: Python tools into .venv, moto started
-# single-threaded on a free port, cfn-lint, rustfmt, clippy, every cargo test on both stores,
-# moto stopped at the end whatever happens.
+# The whole test suite from a fresh clone: Python tools into .venv, cfn-lint, rustfmt, clippy,
+# then every cargo test on both stores with moto started single-threaded on a free port
+# (scripts/with-moto.sh, which stops it at the end whatever happens).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,19 +15,10 @@ echo "== rustfmt, clippy"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
+echo "== cargo test (in-memory store, and DynamoDB and SQS on moto)"
 mkdir -p target
-port=$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-.venv/bin/python scripts/moto_server.py "$port" > target/moto.log 2>&1 &
-moto_pid=$!
-trap 'kill "$moto_pid" 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  if curl -s -o /dev/null "http://127.0.0.1:$port/moto-api/"; then break; fi
-  sleep 0.2
-done
-
-echo "== cargo test (in-memory store and DynamoDB on moto at :$port)"
 status=0
-MOTO_ENDPOINT="http://127.0.0.1:$port" cargo test --workspace --no-fail-fast 2>&1 \
+scripts/with-moto.sh cargo test --workspace --no-fail-fast 2>&1 \
   | tee target/test-output.log || status=$?
 # One closing line for the whole run, summed over every test binary.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' \
