@@ -8,6 +8,7 @@ pub mod contact_window;
 pub mod error;
 pub mod extract;
 pub mod fixture;
+pub mod matcher;
 pub mod national_id;
 pub mod notify;
 pub mod phone;

@@ -1,0 +1,5 @@
+//! Entity resolution for unknown callers: the text, name, number and address evidence that
+//! ties a call summary to one client of an organisation.
+
+pub mod names;
+pub mod text;
