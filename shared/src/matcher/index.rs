@@ -1,0 +1,479 @@
+//! The candidate index over one organisation's clients, built once and queried per call: name
+//! words (exact, short form, sound key, near spelling), phone numbers, national ids, street,
+//! zip code and city, so that a query looks at the few clients its words point to.
+
+use std::collections::{HashMap, HashSet};
+
+use super::names::{self, NameMatch};
+use super::text::{self, fold};
+use crate::records::{Client, Timestamp};
+
+/// A client as the matcher sees it: normalised once, at index time.
+#[derive(Debug, Clone)]
+pub struct Person {
+    pub client_id: i32,
+    pub portal_id: i32,
+    pub name: String,
+    first_names: Vec<String>,
+    surnames: Vec<String>,
+    phones: Vec<String>,
+    national_id: Option<String>,
+    street_words: Vec<String>,
+    street_number: Option<String>,
+    zip: Option<String>,
+    city_words: Vec<String>,
+    topic_words: HashSet<String>,
+}
+
+/// Phone numbers compare on their last nine digits: the national significant number of a
+/// Swedish number, whatever prefix (`+46`, `0046`, `0`) it was said with.
+pub fn phone_key(digits: &str) -> Option<String> {
+    let digits: String = digits.chars().filter(char::is_ascii_digit).collect();
+    (digits.len() >= 8).then(|| digits[digits.len().saturating_sub(9)..].to_string())
+}
+
+/// Words that say nothing about who a client is, in the two languages of the summaries.
+const STOP_WORDS: &[&str] = &[
+    "about",
+    "after",
+    "again",
+    "asked",
+    "because",
+    "called",
+    "caller",
+    "could",
+    "home",
+    "would",
+    "their",
+    "there",
+    "these",
+    "which",
+    "while",
+    "where",
+    "with",
+    "from",
+    "that",
+    "this",
+    "have",
+    "client",
+    "efter",
+    "eller",
+    "fragade",
+    "hennes",
+    "hemtjansten",
+    "hemtjanst",
+    "inte",
+    "kunde",
+    "mycket",
+    "ringde",
+    "sedan",
+    "skulle",
+    "som",
+    "till",
+    "under",
+    "uppringaren",
+    "visits",
+    "wanted",
+    "needs",
+    "staff",
+    "care",
+];
+
+fn topic_words(texts: &[Option<&str>]) -> HashSet<String> {
+    texts
+        .iter()
+        .flatten()
+        .flat_map(|text| text::words(text))
+        .filter(|word| word.chars().count() >= 5 && !STOP_WORDS.contains(&word.as_str()))
+        .collect()
+}
+
+impl Person {
+    pub fn of(client: &Client, today: chrono::NaiveDate) -> Self {
+        let name = client.name.clone().unwrap_or_default();
+        let name_words: Vec<Vec<String>> = name
+            .split_whitespace()
+            .map(text::words)
+            .filter(|words| !words.is_empty())
+            .collect();
+        let (first_names, surnames) = match name_words.split_last() {
+            Some((last, first)) if !first.is_empty() => {
+                (first.iter().flatten().cloned().collect(), last.clone())
+            }
+            Some((only, _)) => (only.clone(), Vec::new()),
+            None => (Vec::new(), Vec::new()),
+        };
+        let street = client.street.as_deref().unwrap_or_default();
+        let street_number = text::numbers(street).into_iter().next();
+        let street_words = text::words(street)
+            .into_iter()
+            .filter(|word| !word.chars().all(|c| c.is_ascii_digit()))
+            .collect();
+        Self {
+            client_id: client.id,
+            portal_id: client.portal_id,
+            name,
+            first_names,
+            surnames,
+            phones: [&client.phone, &client.primary_number]
+                .into_iter()
+                .flatten()
+                .filter_map(|number| phone_key(number))
+                .collect(),
+            national_id: client
+                .national_id
+                .as_deref()
+                .and_then(|raw| crate::national_id::normalise(raw, today).ok()),
+            street_words,
+            street_number,
+            zip: client
+                .zip_code
+                .as_deref()
+                .map(|zip| zip.chars().filter(char::is_ascii_digit).collect::<String>())
+                .filter(|zip| zip.len() == 5),
+            city_words: client.city.as_deref().map(text::words).unwrap_or_default(),
+            topic_words: topic_words(&[client.memory.as_deref(), client.about.as_deref()]),
+        }
+    }
+}
+
+/// Who a name in the summary is: the person the call is about, someone calling for them, or
+/// (without any such wording) the caller, who is then taken to be the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Caller,
+    /// Named right after a relation ("his father Lennart", "för sin mamma Ingrid").
+    Subject,
+    /// Named as the one calling for someone else ("Jonas called on behalf of ...").
+    Proxy,
+}
+
+/// A run of capitalised words in the summary, with its role.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mention {
+    pub words: Vec<String>,
+    pub role: Role,
+}
+
+/// Words after which a name is the person the call is about.
+const RELATIONS: &[&str] = &[
+    "father",
+    "mother",
+    "dad",
+    "mum",
+    "mom",
+    "husband",
+    "wife",
+    "grandmother",
+    "grandfather",
+    "grandma",
+    "grandpa",
+    "brother",
+    "sister",
+    "aunt",
+    "uncle",
+    "neighbour",
+    "neighbor",
+    "friend",
+    "son",
+    "daughter",
+    "behalf",
+    "pappa",
+    "mamma",
+    "far",
+    "mor",
+    "make",
+    "maka",
+    "fru",
+    "sambo",
+    "farmor",
+    "mormor",
+    "farfar",
+    "morfar",
+    "bror",
+    "syster",
+    "granne",
+    "grannen",
+    "van",
+    "dotter",
+    "moster",
+    "faster",
+    "morbror",
+    "farbror",
+    "vagnar",
+    "patient",
+    "brukare",
+    "kund",
+];
+
+/// Words that say the speaker calls for someone else.
+const PROXY_CUES: &[&str] = &[
+    "behalf",
+    "for",
+    "vagnar",
+    "about",
+    "om",
+    "angaende",
+    "nurse",
+    "sjukskoterska",
+    "undersköterska",
+    "underskoterska",
+    "relative",
+    "anhorig",
+];
+
+/// The names mentioned in `summary` and who they are.
+pub fn mentions(summary: &str) -> Vec<Mention> {
+    let raw: Vec<&str> = summary
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let folded: Vec<String> = raw.iter().map(|w| fold(w)).collect();
+    let has_relation = folded.iter().any(|w| RELATIONS.contains(&w.as_str()));
+    let mut mentions = Vec::new();
+    let mut i = 0;
+    while i < raw.len() {
+        if !raw[i].chars().next().is_some_and(char::is_uppercase) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < raw.len() && raw[i].chars().next().is_some_and(char::is_uppercase) {
+            i += 1;
+        }
+        let words: Vec<String> = raw[start..i].iter().flat_map(|w| text::words(w)).collect();
+        let before = &folded[start.saturating_sub(3)..start];
+        let after = &folded[i..(i + 4).min(folded.len())];
+        let role = if before.iter().any(|w| RELATIONS.contains(&w.as_str())) {
+            Role::Subject
+        } else if has_relation && after.iter().any(|w| PROXY_CUES.contains(&w.as_str())) {
+            Role::Proxy
+        } else {
+            Role::Caller
+        };
+        mentions.push(Mention { words, role });
+    }
+    mentions
+}
+
+/// What a call says that can identify its client.
+#[derive(Debug, Clone, Default)]
+pub struct CallFacts {
+    pub mentions: Vec<Mention>,
+    pub words: HashSet<String>,
+    pub phones: Vec<String>,
+    pub national_ids: Vec<String>,
+    pub numbers: Vec<String>,
+}
+
+impl CallFacts {
+    pub fn of(summary: &str, from_number: Option<&str>, today: chrono::NaiveDate) -> Self {
+        let numbers = text::numbers(summary);
+        let mut phones: Vec<String> = numbers.iter().filter_map(|n| phone_key(n)).collect();
+        phones.extend(from_number.and_then(phone_key));
+        let national_ids = numbers
+            .iter()
+            .filter(|n| matches!(n.len(), 10 | 12))
+            .filter_map(|n| crate::national_id::normalise(n, today).ok())
+            .collect();
+        Self {
+            mentions: mentions(summary),
+            words: text::words(summary).into_iter().collect(),
+            phones,
+            national_ids,
+            numbers,
+        }
+    }
+}
+
+/// One organisation's clients, indexed for candidate generation.
+pub struct ClientIndex {
+    people: Vec<Person>,
+    by_word: HashMap<String, Vec<usize>>,
+    by_sound: HashMap<String, Vec<usize>>,
+    by_canonical: HashMap<&'static str, Vec<usize>>,
+    by_phone: HashMap<String, Vec<usize>>,
+    by_national_id: HashMap<String, Vec<usize>>,
+    /// Distinct name words, for near-spelling lookups without touching every client.
+    vocabulary: Vec<String>,
+}
+
+impl ClientIndex {
+    /// Indexes the live clients among `clients` (deleted ones are never candidates).
+    pub fn build<'a>(clients: impl IntoIterator<Item = &'a Client>, now: Timestamp) -> Self {
+        let today = now.date_naive();
+        let people: Vec<Person> = clients
+            .into_iter()
+            .filter(|client| !client.is_deleted)
+            .map(|client| Person::of(client, today))
+            .collect();
+        let mut index = Self {
+            people: Vec::new(),
+            by_word: HashMap::new(),
+            by_sound: HashMap::new(),
+            by_canonical: HashMap::new(),
+            by_phone: HashMap::new(),
+            by_national_id: HashMap::new(),
+            vocabulary: Vec::new(),
+        };
+        for (i, person) in people.iter().enumerate() {
+            let identifying = person
+                .first_names
+                .iter()
+                .chain(&person.surnames)
+                .chain(&person.street_words)
+                .chain(&person.city_words);
+            for word in identifying {
+                index.by_word.entry(word.clone()).or_default().push(i);
+                index
+                    .by_sound
+                    .entry(names::phonetic_key(word))
+                    .or_default()
+                    .push(i);
+            }
+            for name in &person.first_names {
+                if let Some(canonical) = names::canonical_first_name(name) {
+                    index.by_canonical.entry(canonical).or_default().push(i);
+                }
+            }
+            for phone in &person.phones {
+                index.by_phone.entry(phone.clone()).or_default().push(i);
+            }
+            if let Some(id) = &person.national_id {
+                index.by_national_id.entry(id.clone()).or_default().push(i);
+            }
+        }
+        index.vocabulary = index.by_word.keys().cloned().collect();
+        index.people = people;
+        index
+    }
+
+    pub fn len(&self) -> usize {
+        self.people.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.people.is_empty()
+    }
+
+    pub fn person(&self, i: usize) -> &Person {
+        &self.people[i]
+    }
+
+    /// The clients a call's facts point to at all.
+    pub fn candidates(&self, facts: &CallFacts) -> Vec<usize> {
+        let mut found: HashSet<usize> = HashSet::new();
+        let mut add = |hits: Option<&Vec<usize>>| found.extend(hits.into_iter().flatten());
+        for word in &facts.words {
+            add(self.by_word.get(word));
+            if let Some(stem) = text::without_possessive(word) {
+                add(self.by_word.get(stem));
+            }
+            if word.chars().count() >= 3 {
+                add(self.by_sound.get(&names::phonetic_key(word)));
+            }
+            if let Some(canonical) = names::canonical_first_name(word) {
+                add(self.by_canonical.get(canonical));
+            }
+        }
+        for phone in &facts.phones {
+            add(self.by_phone.get(phone));
+        }
+        for id in &facts.national_ids {
+            add(self.by_national_id.get(id));
+        }
+        // Near spellings: against the distinct name words, not the clients.
+        let heard: Vec<&String> = facts
+            .mentions
+            .iter()
+            .flat_map(|m| &m.words)
+            .filter(|w| w.chars().count() >= 4)
+            .collect();
+        for known in &self.vocabulary {
+            if heard
+                .iter()
+                .any(|w| matches!(names::compare(w, known), Some(NameMatch::Fuzzy(_))))
+            {
+                add(self.by_word.get(known));
+            }
+        }
+        let mut found: Vec<usize> = found.into_iter().collect();
+        found.sort_unstable();
+        found
+    }
+}
+
+/// The best match of any of `heard` for `name`.
+pub(crate) fn best_match(heard: &[String], name: &str) -> Option<NameMatch> {
+    heard
+        .iter()
+        .flat_map(|word| std::iter::once(word.as_str()).chain(text::without_possessive(word)))
+        .filter_map(|word| names::compare(word, name))
+        .max_by(|a, b| a.strength().total_cmp(&b.strength()))
+}
+
+impl Person {
+    pub(crate) fn first_names(&self) -> &[String] {
+        &self.first_names
+    }
+    pub(crate) fn surnames(&self) -> &[String] {
+        &self.surnames
+    }
+    pub(crate) fn phones(&self) -> &[String] {
+        &self.phones
+    }
+    pub(crate) fn national_id(&self) -> Option<&str> {
+        self.national_id.as_deref()
+    }
+    pub(crate) fn street_words(&self) -> &[String] {
+        &self.street_words
+    }
+    pub(crate) fn street_number(&self) -> Option<&str> {
+        self.street_number.as_deref()
+    }
+    pub(crate) fn zip(&self) -> Option<&str> {
+        self.zip.as_deref()
+    }
+    pub(crate) fn city_words(&self) -> &[String] {
+        &self.city_words
+    }
+    pub(crate) fn topic_words(&self) -> &HashSet<String> {
+        &self.topic_words
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_calling_is_told_apart_from_the_client() {
+        let found = mentions(
+            "Jonas Nyberg called on behalf of his father Lennart Nyberg, who lives at Ängsvägen 4.",
+        );
+        let roles: Vec<(String, Role)> =
+            found.iter().map(|m| (m.words.join(" "), m.role)).collect();
+        assert!(
+            roles.contains(&("jonas nyberg".into(), Role::Proxy)),
+            "{roles:?}"
+        );
+        assert!(
+            roles.contains(&("lennart nyberg".into(), Role::Subject)),
+            "{roles:?}"
+        );
+    }
+
+    #[test]
+    fn without_relation_words_the_caller_is_the_client() {
+        let found = mentions("Kalle Pettersson phoned, upset that nobody came.");
+        assert_eq!(found[0].words, ["kalle", "pettersson"]);
+        assert_eq!(found[0].role, Role::Caller);
+    }
+
+    #[test]
+    fn phone_numbers_compare_on_their_national_part() {
+        assert_eq!(phone_key("+46735321695"), phone_key("0735321695"));
+        assert_eq!(phone_key("0046735321695"), phone_key("073-532 16 95"));
+        assert_eq!(phone_key("1234"), None);
+    }
+}
