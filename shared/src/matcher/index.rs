@@ -25,11 +25,20 @@ pub struct Person {
     topic_words: HashSet<String>,
 }
 
-/// Phone numbers compare on their last nine digits: the national significant number of a
-/// Swedish number, whatever prefix (`+46`, `0046`, `0`) it was said with.
-pub fn phone_key(digits: &str) -> Option<String> {
-    let digits: String = digits.chars().filter(char::is_ascii_digit).collect();
-    (digits.len() >= 8).then(|| digits[digits.len().saturating_sub(9)..].to_string())
+/// Phone numbers compare on their national significant number, whatever prefix they were
+/// said with: `+46 18 84 25 90`, `0046 18 ...` and `018-84 25 90` are all `18842590`.
+pub fn phone_key(number: &str) -> Option<String> {
+    let digits: String = number.chars().filter(char::is_ascii_digit).collect();
+    let national = if let Some(rest) = digits.strip_prefix("0046") {
+        rest
+    } else if let Some(rest) = digits.strip_prefix("46").filter(|_| digits.len() >= 10) {
+        rest
+    } else if let Some(rest) = digits.strip_prefix('0') {
+        rest
+    } else {
+        &digits
+    };
+    (national.len() >= 7 && national.len() <= 12).then(|| national.to_string())
 }
 
 /// Words that say nothing about who a client is, in the two languages of the summaries.
@@ -84,7 +93,7 @@ fn topic_words(texts: &[Option<&str>]) -> HashSet<String> {
         .iter()
         .flatten()
         .flat_map(|text| text::words(text))
-        .filter(|word| word.chars().count() >= 5 && !STOP_WORDS.contains(&word.as_str()))
+        .filter(|word| word.chars().count() >= 3 && !STOP_WORDS.contains(&word.as_str()))
         .collect()
 }
 
@@ -154,6 +163,31 @@ pub struct Mention {
     pub words: Vec<String>,
     pub role: Role,
 }
+
+/// Titles and sentence openers that are capitalised but name nobody.
+const TITLES: &[&str] = &[
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "dr",
+    "herr",
+    "fru",
+    "froken",
+    "the",
+    "a",
+    "an",
+    "en",
+    "ett",
+    "caller",
+    "uppringaren",
+    "hon",
+    "han",
+    "she",
+    "he",
+    "samtalet",
+    "call",
+];
 
 /// Words after which a name is the person the call is about.
 const RELATIONS: &[&str] = &[
@@ -241,7 +275,14 @@ pub fn mentions(summary: &str) -> Vec<Mention> {
         while i < raw.len() && raw[i].chars().next().is_some_and(char::is_uppercase) {
             i += 1;
         }
-        let words: Vec<String> = raw[start..i].iter().flat_map(|w| text::words(w)).collect();
+        let words: Vec<String> = raw[start..i]
+            .iter()
+            .flat_map(|w| text::words(w))
+            .filter(|w| !TITLES.contains(&w.as_str()))
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
         let before = &folded[start.saturating_sub(3)..start];
         let after = &folded[i..(i + 4).min(folded.len())];
         let role = if before.iter().any(|w| RELATIONS.contains(&w.as_str())) {
@@ -286,9 +327,22 @@ impl CallFacts {
     }
 }
 
+/// The fields whose words are weighed by how rare they are among the organisation's clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    FirstName,
+    Surname,
+    Street,
+    City,
+    Zip,
+    Topic,
+}
+
 /// One organisation's clients, indexed for candidate generation.
 pub struct ClientIndex {
     people: Vec<Person>,
+    /// How many clients have each word in each field.
+    counts: HashMap<(Field, String), usize>,
     by_word: HashMap<String, Vec<usize>>,
     by_sound: HashMap<String, Vec<usize>>,
     by_canonical: HashMap<&'static str, Vec<usize>>,
@@ -309,6 +363,7 @@ impl ClientIndex {
             .collect();
         let mut index = Self {
             people: Vec::new(),
+            counts: HashMap::new(),
             by_word: HashMap::new(),
             by_sound: HashMap::new(),
             by_canonical: HashMap::new(),
@@ -330,6 +385,21 @@ impl ClientIndex {
                     .entry(names::phonetic_key(word))
                     .or_default()
                     .push(i);
+            }
+            let fields = [
+                (Field::FirstName, &person.first_names),
+                (Field::Surname, &person.surnames),
+                (Field::Street, &person.street_words),
+                (Field::City, &person.city_words),
+            ];
+            let mut counted: HashSet<(Field, &String)> = HashSet::new();
+            for (field, words) in fields {
+                counted.extend(words.iter().map(|w| (field, w)));
+            }
+            counted.extend(person.zip.iter().map(|zip| (Field::Zip, zip)));
+            counted.extend(person.topic_words.iter().map(|w| (Field::Topic, w)));
+            for (field, word) in counted {
+                *index.counts.entry((field, word.clone())).or_default() += 1;
             }
             for name in &person.first_names {
                 if let Some(canonical) = names::canonical_first_name(name) {
@@ -358,6 +428,17 @@ impl ClientIndex {
 
     pub fn person(&self, i: usize) -> &Person {
         &self.people[i]
+    }
+
+    /// How much a match on `word` in `field` says: the log of how many clients it rules out
+    /// (a rare surname says more than "Andersson").
+    pub fn weight(&self, field: Field, word: &str) -> f64 {
+        let holders = self
+            .counts
+            .get(&(field, word.to_string()))
+            .copied()
+            .unwrap_or(0);
+        ((self.people.len() as f64 + 1.0) / (holders as f64 + 0.5)).ln()
     }
 
     /// The clients a call's facts point to at all.
@@ -474,6 +555,7 @@ mod tests {
     fn phone_numbers_compare_on_their_national_part() {
         assert_eq!(phone_key("+46735321695"), phone_key("0735321695"));
         assert_eq!(phone_key("0046735321695"), phone_key("073-532 16 95"));
+        assert_eq!(phone_key("+4618842590"), phone_key("018-84 25 90"));
         assert_eq!(phone_key("1234"), None);
     }
 }

@@ -47,6 +47,10 @@ pub fn compare(heard: &str, name: &str) -> Option<NameMatch> {
     if phonetic_key(heard) == phonetic_key(name) {
         return Some(NameMatch::Phonetic);
     }
+    // Jaro-Winkler favours shared beginnings: "Sven" is not a misspelling of "Svensson".
+    if heard.chars().count().abs_diff(name.chars().count()) > 2 {
+        return None;
+    }
     let similarity = strsim::jaro_winkler(heard, name);
     (similarity >= FUZZY_THRESHOLD).then_some(NameMatch::Fuzzy(similarity))
 }

@@ -1,30 +1,29 @@
 //! Evidence for one candidate, combined into a score (log-odds), and the ranking of all
 //! candidates into confidences against the chance that the caller is none of them.
 
-use super::index::{CallFacts, ClientIndex, Person, Role, best_match};
+use super::index::{CallFacts, ClientIndex, Field, Person, Role, best_match};
 use super::names::NameMatch;
 
-/// Log-odds weights of each kind of evidence. A national id or a phone number alone decides;
-/// a full name nearly does; a first name needs a street, a city or a topic to win.
+/// Log-odds weights. Names, streets, cities, zip codes and topic words weigh what their
+/// rarity among the organisation's clients says (`ClientIndex::weight`); these are the fixed
+/// parts. A national id or a phone number alone decides; a full name nearly does; a first
+/// name needs a street, a city or a topic to win.
 mod weight {
-    pub const FIRST_NAME: f64 = 3.0;
-    pub const SURNAME: f64 = 4.5;
     pub const FULL_NAME_BONUS: f64 = 1.0;
     /// A name of the same mention that is not this client's (another "Marie" than "Anna").
     pub const CONFLICTING_FIRST_NAME: f64 = -3.0;
     /// A relative calling shares the surname but is not the client.
     pub const PROXY_SURNAME_SHARE: f64 = 0.4;
-    pub const PHONE: f64 = 9.0;
+    pub const PHONE: f64 = 10.0;
     pub const NATIONAL_ID: f64 = 14.0;
-    pub const STREET: f64 = 3.0;
     pub const STREET_NUMBER: f64 = 2.5;
     pub const OTHER_STREET_NUMBER: f64 = -2.5;
-    pub const ZIP: f64 = 3.0;
-    pub const CITY: f64 = 1.5;
-    pub const TOPIC_WORD: f64 = 0.8;
+    /// A topic word is weaker evidence than its rarity: others may share the ailment.
+    pub const TOPIC_SHARE: f64 = 0.8;
     pub const TOPIC_WORDS_COUNTED: usize = 2;
-    /// The score of "none of these clients": a candidate must outweigh it to be suggested.
-    pub const NONE: f64 = 7.0;
+    /// "None of these clients" scores the log of the number of clients plus this: a
+    /// candidate must outweigh the prior odds against any one client.
+    pub const NONE_BIAS: f64 = 0.0;
 }
 
 /// One candidate's score and the facts that matched, in words.
@@ -43,13 +42,8 @@ fn describe(kind: &str, heard: &str, known: &str, how: NameMatch) -> String {
     }
 }
 
-/// Scores one person against the facts of a call.
-pub fn score(person: &Person, facts: &CallFacts) -> f64 {
-    score_with_reasons(person, facts).0
-}
-
-/// The score and what matched, for the `reason` of an answer.
-pub fn score_with_reasons(person: &Person, facts: &CallFacts) -> (f64, Vec<String>) {
+/// The score of one person for the facts of a call, and what matched, for the `reason`.
+pub fn score(index: &ClientIndex, person: &Person, facts: &CallFacts) -> (f64, Vec<String>) {
     let mut total = 0.0;
     let mut reasons = Vec::new();
 
@@ -73,13 +67,13 @@ pub fn score_with_reasons(person: &Person, facts: &CallFacts) -> (f64, Vec<Strin
         let mut value = 0.0;
         let mut said = Vec::new();
         if let Some((name, how)) = first {
-            value += first_weight * weight::FIRST_NAME * how.strength();
+            value += first_weight * index.weight(Field::FirstName, name) * how.strength();
             if first_weight > 0.0 {
                 said.push(describe("first name", &mention.words[0], name, how));
             }
         }
         if let Some((name, how)) = last {
-            value += last_weight * weight::SURNAME * how.strength();
+            value += last_weight * index.weight(Field::Surname, name) * how.strength();
             said.push(describe(
                 "surname",
                 mention.words.last().map_or("", |w| w),
@@ -129,7 +123,11 @@ pub fn score_with_reasons(person: &Person, facts: &CallFacts) -> (f64, Vec<Strin
             .iter()
             .all(|word| facts.words.contains(word));
     if street_heard {
-        total += weight::STREET;
+        total += person
+            .street_words()
+            .iter()
+            .map(|w| index.weight(Field::Street, w))
+            .fold(0.0, f64::max);
         let number = person.street_number();
         match number {
             Some(number) if facts.numbers.iter().any(|n| n == number) => {
@@ -149,13 +147,17 @@ pub fn score_with_reasons(person: &Person, facts: &CallFacts) -> (f64, Vec<Strin
     if let Some(zip) = person.zip()
         && facts.numbers.iter().any(|n| n == zip)
     {
-        total += weight::ZIP;
+        total += index.weight(Field::Zip, zip);
         reasons.push(format!("zip code '{zip}'"));
     }
     if !person.city_words().is_empty()
         && person.city_words().iter().all(|w| facts.words.contains(w))
     {
-        total += weight::CITY;
+        total += person
+            .city_words()
+            .iter()
+            .map(|w| index.weight(Field::City, w))
+            .fold(0.0, f64::max);
         reasons.push(format!("city '{}'", person.city_words().join(" ")));
     }
     let mut topics: Vec<&String> = person
@@ -166,7 +168,10 @@ pub fn score_with_reasons(person: &Person, facts: &CallFacts) -> (f64, Vec<Strin
     topics.sort();
     topics.truncate(weight::TOPIC_WORDS_COUNTED);
     if !topics.is_empty() {
-        total += weight::TOPIC_WORD * topics.len() as f64;
+        total += topics
+            .iter()
+            .map(|w| weight::TOPIC_SHARE * index.weight(Field::Topic, w))
+            .sum::<f64>();
         let words: Vec<String> = topics.iter().map(|w| format!("'{w}'")).collect();
         reasons.push(format!("notes mention {}", words.join(", ")));
     }
@@ -189,7 +194,7 @@ pub fn rank(index: &ClientIndex, facts: &CallFacts) -> Vec<Ranked> {
         .candidates(facts)
         .into_iter()
         .map(|i| {
-            let (score, reasons) = score_with_reasons(index.person(i), facts);
+            let (score, reasons) = score(index, index.person(i), facts);
             Scored {
                 person: i,
                 score,
@@ -200,8 +205,9 @@ pub fn rank(index: &ClientIndex, facts: &CallFacts) -> Vec<Ranked> {
         .collect();
     // A softmax against the "none" score: two clients the facts cannot tell apart share the
     // probability, and neither reaches a suggestion.
-    let top = scored.iter().map(|s| s.score).fold(weight::NONE, f64::max);
-    let none = (weight::NONE - top).exp();
+    let none_score = (index.len().max(1) as f64).ln() + weight::NONE_BIAS;
+    let top = scored.iter().map(|s| s.score).fold(none_score, f64::max);
+    let none = (none_score - top).exp();
     let sum: f64 = none + scored.iter().map(|s| (s.score - top).exp()).sum::<f64>();
     let mut ranked: Vec<Ranked> = scored
         .into_iter()
