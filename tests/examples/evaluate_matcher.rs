@@ -5,10 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 use shared::matcher::index::{CallFacts, ClientIndex};
-use shared::matcher::score::rank;
+use shared::matcher::score::{SUGGESTION_THRESHOLD, rank};
 use shared::records::Client;
-
-const THRESHOLD: i32 = 50;
 
 fn main() {
     let root = format!("{}/../eval/unknown-caller", env!("CARGO_MANIFEST_DIR"));
@@ -45,7 +43,9 @@ fn main() {
             now.date_naive(),
         );
         let ranked = rank(&index, &facts);
-        let suggestion = ranked.first().filter(|r| r.confidence >= THRESHOLD);
+        let suggestion = ranked
+            .first()
+            .filter(|r| r.confidence >= SUGGESTION_THRESHOLD);
         let expected = case["expectedClientId"].as_i64();
         let entry = per_kind
             .entry(case["kind"].as_str().unwrap().to_string())
