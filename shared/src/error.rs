@@ -29,6 +29,9 @@ pub enum ApiError {
     Forbidden,
     #[error("not found: {0}")]
     NotFound(&'static str),
+    /// No client reaches the suggestion threshold; the ranked candidates go with the problem.
+    #[error("no suggestion")]
+    NoSuggestion { candidates: serde_json::Value },
     #[error("no such route")]
     RouteNotFound,
     #[error("method not allowed")]
@@ -72,7 +75,9 @@ impl ApiError {
             Self::Validation { .. } | Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::Forbidden => StatusCode::FORBIDDEN,
-            Self::NotFound(_) | Self::RouteNotFound => StatusCode::NOT_FOUND,
+            Self::NotFound(_) | Self::RouteNotFound | Self::NoSuggestion { .. } => {
+                StatusCode::NOT_FOUND
+            }
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
@@ -91,6 +96,7 @@ impl ApiError {
             Self::Unauthorized => ("unauthorized", "Authentication is required."),
             Self::Forbidden => ("forbidden", "Access to this resource is not allowed."),
             Self::NotFound(_) | Self::RouteNotFound => ("not-found", "The resource was not found."),
+            Self::NoSuggestion { .. } => ("no-suggestion", "No client could be suggested."),
             Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed."),
             Self::Conflict(_) => ("conflict", "The request conflicts with the current state."),
             Self::NotAcceptable => ("not-acceptable", "No acceptable representation."),
@@ -111,6 +117,11 @@ impl ApiError {
             Self::Forbidden => "This resource belongs to another portal.".into(),
             Self::NotFound(what) => format!("No {what} with that id was found."),
             Self::RouteNotFound => "No route matches this path.".into(),
+            Self::NoSuggestion { .. } => {
+                "No client of the organisation matches the call well enough; `candidates` ranks \
+                 the closest."
+                    .into()
+            }
             Self::MethodNotAllowed => "This method is not allowed on this path.".into(),
             Self::NotAcceptable => {
                 "Acceptable types are application/json, text/json and text/plain.".into()
@@ -140,6 +151,8 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<FieldErrors>,
     pub trace_id: String,
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// An error with its causes, for logs.
@@ -174,6 +187,12 @@ impl IntoResponse for ApiError {
                 _ => None,
             },
             trace_id,
+            extra: match &self {
+                Self::NoSuggestion { candidates } => {
+                    serde_json::Map::from_iter([("candidates".to_string(), candidates.clone())])
+                }
+                _ => serde_json::Map::new(),
+            },
         };
         let mut response = (status, problem_body(&problem)).into_response();
         let headers = response.headers_mut();

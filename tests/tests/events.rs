@@ -67,6 +67,7 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
     let portals = || portals::router(app.api.portals_state());
     let contacts = || contact_details::router(app.api.contact_details_state());
     let questionnaires = || questionnaires::router(app.api.questionnaires_state());
+    let organisations = || organisations::router(app.api.organisations_state());
     let cases = [
         ("authentication-request-otp", auth(), StatusCode::ACCEPTED),
         (
@@ -94,6 +95,11 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
         (
             "questionnaires-start-for-clients",
             questionnaires(),
+            StatusCode::OK,
+        ),
+        (
+            "organisations-suggest-unknown-client",
+            organisations(),
             StatusCode::OK,
         ),
         ("authentication-logout", auth(), StatusCode::NO_CONTENT),

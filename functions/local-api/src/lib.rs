@@ -20,8 +20,8 @@ use shared::notify::{Dialler, Outbox};
 use shared::phone::DefaultRegion;
 use shared::records::Timestamp;
 use shared::store::{
-    AuthStore, ClientStore, ContactDetailStore, PhoneCallReader, PortalStore, QuestionnaireStore,
-    SchedulerStore, SeedWriter,
+    AuthStore, ClientStore, ContactDetailStore, OrganisationStore, PhoneCallReader, PortalStore,
+    QuestionnaireStore, SchedulerStore, SeedWriter,
 };
 
 /// The demo fixture served when no `--seed` is given.
@@ -36,6 +36,7 @@ pub trait Store:
     + ContactDetailStore
     + QuestionnaireStore
     + SchedulerStore
+    + OrganisationStore
     + SeedWriter
 {
 }
@@ -47,6 +48,7 @@ impl<T> Store for T where
         + ContactDetailStore
         + QuestionnaireStore
         + SchedulerStore
+        + OrganisationStore
         + SeedWriter
 {
 }
@@ -171,6 +173,15 @@ impl LocalApi {
         }
     }
 
+    pub fn organisations_state(&self) -> organisations::OrganisationsState {
+        organisations::OrganisationsState {
+            organisations: self.store.clone(),
+            authenticator: self.authenticator(),
+            clock: self.clock.clone(),
+            indexes: Arc::default(),
+        }
+    }
+
     pub fn scheduler(&self) -> Scheduler {
         Scheduler {
             store: self.store.clone(),
@@ -187,7 +198,8 @@ impl LocalApi {
             .merge(clients::routes(self.clients_state()))
             .merge(portals::routes(self.portals_state()))
             .merge(contact_details::routes(self.contact_details_state()))
-            .merge(questionnaires::routes(self.questionnaires_state()));
+            .merge(questionnaires::routes(self.questionnaires_state()))
+            .merge(organisations::routes(self.organisations_state()));
         let outbox = self.outbox.clone();
         let dev = Router::new()
             .route(

@@ -160,6 +160,11 @@ pub fn score(index: &ClientIndex, person: &Person, facts: &CallFacts) -> (f64, V
             .fold(0.0, f64::max);
         reasons.push(format!("city '{}'", person.city_words().join(" ")));
     }
+    // Words from the notes only add to other evidence: sharing an ailment or a pet with the
+    // call does not make a client a candidate.
+    if total <= 0.0 {
+        return (0.0, Vec::new());
+    }
     let mut topics: Vec<&String> = person
         .topic_words()
         .iter()

@@ -2,7 +2,8 @@
 //! serde_dynamo, invariants kept by conditional writes and transactions.
 //!
 //! Data table (`pk`, `sk`; GSI `gsi1` on `gsi1pk`, `gsi1sk`):
-//! - `PORTAL#{id}` / `META`: portal; `PORTAL#{id}` / `CLIENT#{id}` and `CONTACT#{id}`: the
+//! - `PORTAL#{id}` / `META`: portal, listed under `gsi1pk = ORGANISATION#{org}`;
+//!   `PORTAL#{id}` / `CLIENT#{id}` and `CONTACT#{id}`: the
 //!   portal's clients and contact details (tenant scope in the key). A client item also holds
 //!   `callStats`, the call history its derived fields are computed from at read time.
 //!   `PORTAL#{id}` / `NATID#{nationalId}` claims a national id for one client of the portal
@@ -49,7 +50,7 @@ use super::{
     CallStats, ClientChanges, ClientPage, ClientPageRequest, ClientStore, ContactDetailChanges,
     ContactDetailStore, ImportContext, ImportGuard, Imported, PortalStore,
 };
-use super::{CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore};
+use super::{CallTargets, Claim, DueEntry, OrganisationStore, PendingAttempt, SchedulerStore};
 use crate::config::Tables;
 use crate::fixture::Seed;
 use crate::fixture::counters;
@@ -108,6 +109,10 @@ mod keys {
 
     pub fn portal(id: i32) -> String {
         format!("PORTAL#{id}")
+    }
+    /// The `gsi1pk` of an organisation's portals.
+    pub fn organisation(id: i32) -> String {
+        format!("ORGANISATION#{id}")
     }
     pub fn client(id: i32) -> String {
         format!("CLIENT#{}", padded(id))
@@ -883,7 +888,14 @@ fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
     for portal in &seed.portals {
         items.push(to_item(
             portal,
-            data_keys(keys::portal(portal.id), keys::META.into(), None),
+            data_keys(
+                keys::portal(portal.id),
+                keys::META.into(),
+                Some((
+                    keys::organisation(portal.organisation_id),
+                    keys::portal(portal.id),
+                )),
+            ),
         )?);
     }
     for account in &seed.accounts {
@@ -1830,6 +1842,43 @@ impl QuestionnaireStore for DynamoStore {
         Err(StoreError::Throttled(
             "entries kept changing during the start".into(),
         ))
+    }
+}
+
+// ---- organisations --------------------------------------------------------------------------
+
+#[async_trait]
+impl OrganisationStore for DynamoStore {
+    async fn organisation_of(&self, portal_id: i32) -> StoreResult<Option<i32>> {
+        Ok(PortalStore::portal(self, portal_id)
+            .await?
+            .map(|portal| portal.organisation_id))
+    }
+
+    async fn organisation_clients(
+        &self,
+        organisation_id: i32,
+        now: Timestamp,
+    ) -> StoreResult<Vec<Client>> {
+        let portals: Vec<Portal> = self
+            .query_all(
+                Some("gsi1"),
+                "gsi1pk = :organisation",
+                vec![(":organisation", s(keys::organisation(organisation_id)))],
+            )
+            .await?
+            .into_iter()
+            .map(from_item)
+            .collect::<StoreResult<_>>()?;
+        let pages = portals
+            .iter()
+            .map(|portal| self.client_items(portal.id, ClientPageRequest::default()));
+        futures::future::try_join_all(pages)
+            .await?
+            .into_iter()
+            .flatten()
+            .map(|item| client_from_item(item, now))
+            .collect()
     }
 }
 

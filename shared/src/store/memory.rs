@@ -7,8 +7,8 @@ use std::sync::{Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use super::{
-    AddQuestionOutcome, CallTargets, Claim, DueEntry, NewEntry, NewQuestion, PendingAttempt,
-    QuestionnaireStore, Schedule, SchedulerStore, StartOutcome,
+    AddQuestionOutcome, CallTargets, Claim, DueEntry, NewEntry, NewQuestion, OrganisationStore,
+    PendingAttempt, QuestionnaireStore, Schedule, SchedulerStore, StartOutcome,
 };
 use super::{
     AuthStore, CallStats, ClientChanges, ClientPage, ClientPageRequest, ClientStore,
@@ -620,6 +620,37 @@ impl StoredEntry {
     fn close(&mut self) {
         self.entry.next_try_at = None;
         self.pending = None;
+    }
+}
+
+#[async_trait]
+impl OrganisationStore for MemoryStore {
+    async fn organisation_of(&self, portal_id: i32) -> StoreResult<Option<i32>> {
+        Ok(self
+            .lock()
+            .portals
+            .get(&portal_id)
+            .map(|portal| portal.organisation_id))
+    }
+
+    async fn organisation_clients(
+        &self,
+        organisation_id: i32,
+        now: Timestamp,
+    ) -> StoreResult<Vec<Client>> {
+        let state = self.lock();
+        let portals: HashSet<i32> = state
+            .portals
+            .values()
+            .filter(|portal| portal.organisation_id == organisation_id)
+            .map(|portal| portal.id)
+            .collect();
+        Ok(state
+            .clients
+            .values()
+            .filter(|client| portals.contains(&client.portal_id) && !client.is_deleted)
+            .map(|client| state.client_view(client, now))
+            .collect())
     }
 }
 

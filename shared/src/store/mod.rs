@@ -415,6 +415,19 @@ pub trait QuestionnaireStore: Send + Sync + 'static {
     ) -> StoreResult<StartOutcome>;
 }
 
+/// The organisations function's reads: which organisation a portal belongs to, and the live
+/// clients of all its portals (the candidates for an unknown caller).
+#[async_trait]
+pub trait OrganisationStore: Send + Sync + 'static {
+    async fn organisation_of(&self, portal_id: i32) -> StoreResult<Option<i32>>;
+    /// Every client of the organisation's portals that is not deleted, as seen at `now`.
+    async fn organisation_clients(
+        &self,
+        organisation_id: i32,
+        now: Timestamp,
+    ) -> StoreResult<Vec<Client>>;
+}
+
 /// An attempt a scheduler pass claimed and has not yet confirmed as sent. Until `lease_until`
 /// other passes leave the entry alone; after it, the next pass sends the same attempt again
 /// (same deduplication id), so a pass that died between claim and send loses nothing.

@@ -1,0 +1,178 @@
+//! The organisation endpoints: suggesting which client of the caller's organisation an
+//! unknown caller is, from what the call's summary and number say.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::extract::{FromRef, State};
+use axum::routing::post;
+use chrono::TimeDelta;
+use serde::Serialize;
+
+use shared::auth::{Authenticator, Caller};
+use shared::clock::{Clock, SystemClock};
+use shared::error::ApiError;
+use shared::extract::{Json, JsonResponse};
+use shared::matcher::index::{CallFacts, ClientIndex};
+use shared::matcher::score::{Ranked, SUGGESTION_THRESHOLD, rank};
+use shared::records::{PhoneCall, Timestamp};
+use shared::runtime::Platform;
+use shared::store::{OrganisationStore, StoreResult};
+
+/// Candidates an answer lists at most.
+pub const MAX_CANDIDATES: usize = 5;
+
+/// How long an organisation's client index is reused before it is built again: a client
+/// added or changed appears in suggestions within this time.
+pub const INDEX_TTL: TimeDelta = TimeDelta::seconds(60);
+
+/// Client indexes by organisation, built on first use and rebuilt once older than the TTL.
+#[derive(Default)]
+pub struct IndexCache {
+    entries: Mutex<HashMap<i32, (Timestamp, Arc<ClientIndex>)>>,
+}
+
+impl IndexCache {
+    async fn get(
+        &self,
+        store: &dyn OrganisationStore,
+        organisation_id: i32,
+        now: Timestamp,
+    ) -> StoreResult<Arc<ClientIndex>> {
+        let cached = self
+            .entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&organisation_id)
+            .filter(|(built, _)| now - *built < INDEX_TTL && *built <= now)
+            .map(|(_, index)| index.clone());
+        if let Some(index) = cached {
+            return Ok(index);
+        }
+        let clients = store.organisation_clients(organisation_id, now).await?;
+        let index = Arc::new(ClientIndex::build(&clients, now));
+        self.entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(organisation_id, (now, index.clone()));
+        Ok(index)
+    }
+}
+
+#[derive(Clone)]
+pub struct OrganisationsState {
+    pub organisations: Arc<dyn OrganisationStore>,
+    pub authenticator: Authenticator,
+    pub clock: Arc<dyn Clock>,
+    pub indexes: Arc<IndexCache>,
+}
+
+impl OrganisationsState {
+    pub fn for_lambda(platform: &Platform) -> Self {
+        Self {
+            organisations: platform.store.clone(),
+            authenticator: platform.authenticator.clone(),
+            clock: Arc::new(SystemClock),
+            indexes: Arc::default(),
+        }
+    }
+}
+
+impl FromRef<OrganisationsState> for Authenticator {
+    fn from_ref(state: &OrganisationsState) -> Self {
+        state.authenticator.clone()
+    }
+}
+
+/// The function's Lambda router: its routes plus the shared layers.
+pub fn router(state: OrganisationsState) -> Router {
+    shared::runtime::finish(routes(state))
+}
+
+/// The bare routes, for `local-api` to merge with the other functions'.
+pub fn routes(state: OrganisationsState) -> Router {
+    Router::new()
+        .route(
+            "/organisations/suggest-unknown-client",
+            post(suggest_unknown_client),
+        )
+        .with_state(state)
+}
+
+/// One ranked client in an answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Candidate {
+    pub client_id: i32,
+    pub portal_id: i32,
+    pub name: String,
+    /// 0-100: how often a suggestion at this confidence is right.
+    pub confidence: i32,
+    pub reason: String,
+}
+
+impl From<Ranked> for Candidate {
+    fn from(ranked: Ranked) -> Self {
+        Self {
+            client_id: ranked.client_id,
+            portal_id: ranked.portal_id,
+            name: ranked.name,
+            confidence: ranked.confidence,
+            reason: ranked.reason,
+        }
+    }
+}
+
+/// The suggested client, with every ranked candidate (itself first).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suggestion {
+    #[serde(flatten)]
+    pub client: Candidate,
+    pub candidates: Vec<Candidate>,
+}
+
+/// Suggests the client behind an unknown call among the clients of the caller's organisation.
+async fn suggest_unknown_client(
+    State(state): State<OrganisationsState>,
+    caller: Caller,
+    Json(call): Json<PhoneCall>,
+) -> Result<JsonResponse<Suggestion>, ApiError> {
+    let present = |text: &Option<String>| text.as_deref().is_some_and(|t| !t.trim().is_empty());
+    if !present(&call.summary) && !present(&call.from_number) {
+        return Err(ApiError::field(
+            "summary",
+            "summary or fromNumber is required: there is nothing to match otherwise",
+        ));
+    }
+    let organisation_id = state
+        .organisations
+        .organisation_of(caller.portal_id)
+        .await?
+        .ok_or(ApiError::NotFound("organisation"))?;
+    let now = state.clock.now();
+    let index = state
+        .indexes
+        .get(state.organisations.as_ref(), organisation_id, now)
+        .await?;
+    let facts = CallFacts::of(
+        call.summary.as_deref().unwrap_or_default(),
+        call.from_number.as_deref(),
+        now.date_naive(),
+    );
+    let candidates: Vec<Candidate> = rank(&index, &facts)
+        .into_iter()
+        .take(MAX_CANDIDATES)
+        .map(Candidate::from)
+        .collect();
+    match candidates.first() {
+        Some(best) if best.confidence >= SUGGESTION_THRESHOLD => Ok(JsonResponse::ok(Suggestion {
+            client: best.clone(),
+            candidates,
+        })),
+        _ => Err(ApiError::NoSuggestion {
+            candidates: serde_json::to_value(&candidates).map_err(ApiError::internal)?,
+        }),
+    }
+}

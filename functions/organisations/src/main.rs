@@ -1,0 +1,9 @@
+//! Lambda entry point of the organisations function.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::runtime::init_tracing();
+    let platform = shared::runtime::Platform::from_env().await?;
+    let state = organisations::OrganisationsState::for_lambda(&platform);
+    lambda_http::run(organisations::router(state)).await
+}
