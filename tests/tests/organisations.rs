@@ -171,6 +171,8 @@ async fn the_evaluation_set_is_answered_well_enough() {
     let token = app.login(cases["loginPhoneNumber"].as_str().unwrap()).await;
     let (mut correct, mut wrong, mut abstained) = (0, 0, 0);
     let mut kinds: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+    // Suggestions by confidence band (tens): how many, and how many right.
+    let mut bands: BTreeMap<i64, (u32, u32)> = BTreeMap::new();
     for case in cases["cases"].as_array().unwrap() {
         let answer = app
             .post_json(SUGGEST, Some(&token), case["call"].clone())
@@ -182,6 +184,12 @@ async fn the_evaluation_set_is_answered_well_enough() {
             Some(id) => id == expected,
             None => expected.is_null(),
         };
+        if answer.status == StatusCode::OK {
+            let confidence = answer.json()["confidence"].as_i64().unwrap();
+            let band = bands.entry((confidence / 10 * 10).min(90)).or_default();
+            band.0 += 1;
+            band.1 += u32::from(right);
+        }
         let kind = kinds
             .entry(case["kind"].as_str().unwrap().to_string())
             .or_default();
@@ -197,6 +205,16 @@ async fn the_evaluation_set_is_answered_well_enough() {
     }
     for (kind, (n, right)) in &kinds {
         println!("{kind:15} {right:3}/{n}");
+    }
+    for (band, (n, right)) in &bands {
+        println!(
+            "confidence {band}-{}: {right}/{n} right",
+            band + 9 + i64::from(*band == 90)
+        );
+        assert!(
+            i64::from(*right) * 100 >= band * i64::from(*n),
+            "suggestions at confidence {band} or more are right at least that often"
+        );
     }
     let total = correct + wrong + abstained;
     println!(
