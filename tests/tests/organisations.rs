@@ -190,6 +190,27 @@ async fn the_evaluation_set_is_answered_well_enough() {
             band.0 += 1;
             band.1 += u32::from(right);
         }
+        if !right {
+            // What the matcher saw, for tuning: the case and its best candidates.
+            println!(
+                "MISS {} expected {expected}: {}",
+                case["name"], case["call"]["summary"]
+            );
+            for candidate in answer.json()["candidates"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .take(3)
+            {
+                println!(
+                    "    {} {} {} {}",
+                    candidate["clientId"],
+                    candidate["name"],
+                    candidate["confidence"],
+                    candidate["reason"]
+                );
+            }
+        }
         let kind = kinds
             .entry(case["kind"].as_str().unwrap().to_string())
             .or_default();

@@ -14,15 +14,15 @@ pub struct Person {
     pub client_id: i32,
     pub portal_id: i32,
     pub name: String,
-    first_names: Vec<String>,
-    surnames: Vec<String>,
-    phones: Vec<String>,
-    national_id: Option<String>,
-    street_words: Vec<String>,
-    street_number: Option<String>,
-    zip: Option<String>,
-    city_words: Vec<String>,
-    topic_words: HashSet<String>,
+    pub(crate) first_names: Vec<String>,
+    pub(crate) surnames: Vec<String>,
+    pub(crate) phones: Vec<String>,
+    pub(crate) national_id: Option<String>,
+    pub(crate) street_words: Vec<String>,
+    pub(crate) street_number: Option<String>,
+    pub(crate) zip: Option<String>,
+    pub(crate) city_words: Vec<String>,
+    pub(crate) topic_words: HashSet<String>,
 }
 
 /// Phone numbers compare on their national significant number, whatever prefix they were
@@ -566,36 +566,6 @@ pub(crate) fn best_match(heard: &[String], name: &str) -> Option<NameMatch> {
         .flat_map(|word| std::iter::once(word.as_str()).chain(text::without_possessive(word)))
         .filter_map(|word| names::compare(word, name))
         .max_by(|a, b| a.strength().total_cmp(&b.strength()))
-}
-
-impl Person {
-    pub(crate) fn first_names(&self) -> &[String] {
-        &self.first_names
-    }
-    pub(crate) fn surnames(&self) -> &[String] {
-        &self.surnames
-    }
-    pub(crate) fn phones(&self) -> &[String] {
-        &self.phones
-    }
-    pub(crate) fn national_id(&self) -> Option<&str> {
-        self.national_id.as_deref()
-    }
-    pub(crate) fn street_words(&self) -> &[String] {
-        &self.street_words
-    }
-    pub(crate) fn street_number(&self) -> Option<&str> {
-        self.street_number.as_deref()
-    }
-    pub(crate) fn zip(&self) -> Option<&str> {
-        self.zip.as_deref()
-    }
-    pub(crate) fn city_words(&self) -> &[String] {
-        &self.city_words
-    }
-    pub(crate) fn topic_words(&self) -> &HashSet<String> {
-        &self.topic_words
-    }
 }
 
 #[cfg(test)]

@@ -42,6 +42,14 @@ fn describe(kind: &str, heard: &str, known: &str, how: NameMatch) -> String {
     }
 }
 
+/// Which of `names` the heard words match best, and how.
+fn closest_name<'n>(heard: &[String], names: &'n [String]) -> Option<(&'n String, NameMatch)> {
+    names
+        .iter()
+        .filter_map(|name| best_match(heard, name).map(|m| (name, m)))
+        .max_by(|a, b| a.1.strength().total_cmp(&b.1.strength()))
+}
+
 /// The score of one person for the facts of a call, and what matched, for the `reason`.
 pub fn score(index: &ClientIndex, person: &Person, facts: &CallFacts) -> (f64, Vec<String>) {
     let mut total = 0.0;
@@ -50,16 +58,8 @@ pub fn score(index: &ClientIndex, person: &Person, facts: &CallFacts) -> (f64, V
     // Names: the best mention counts; its role decides how much.
     let mut best_name = (0.0, Vec::new());
     for mention in &facts.mentions {
-        let first = person
-            .first_names()
-            .iter()
-            .filter_map(|name| best_match(&mention.words, name).map(|m| (name, m)))
-            .max_by(|a, b| a.1.strength().total_cmp(&b.1.strength()));
-        let last = person
-            .surnames()
-            .iter()
-            .filter_map(|name| best_match(&mention.words, name).map(|m| (name, m)))
-            .max_by(|a, b| a.1.strength().total_cmp(&b.1.strength()));
+        let first = closest_name(&mention.words, &person.first_names);
+        let last = closest_name(&mention.words, &person.surnames);
         let (first_weight, last_weight) = match mention.role {
             Role::Caller | Role::Subject => (1.0, 1.0),
             Role::Proxy => (0.0, weight::PROXY_SURNAME_SHARE),
@@ -103,7 +103,7 @@ pub fn score(index: &ClientIndex, person: &Person, facts: &CallFacts) -> (f64, V
     if facts
         .national_ids
         .iter()
-        .any(|id| Some(id.as_str()) == person.national_id())
+        .any(|id| Some(id.as_str()) == person.national_id.as_deref())
     {
         total += weight::NATIONAL_ID;
         reasons.push("personal identity number".into());
@@ -111,54 +111,52 @@ pub fn score(index: &ClientIndex, person: &Person, facts: &CallFacts) -> (f64, V
     if facts
         .phones
         .iter()
-        .any(|phone| person.phones().contains(phone))
+        .any(|phone| person.phones.contains(phone))
     {
         total += weight::PHONE;
         reasons.push("phone number".into());
     }
 
-    let street_heard = !person.street_words().is_empty()
+    let street_heard = !person.street_words.is_empty()
         && person
-            .street_words()
+            .street_words
             .iter()
             .all(|word| facts.words.contains(word));
     if street_heard {
         total += person
-            .street_words()
+            .street_words
             .iter()
             .map(|w| index.weight(Field::Street, w))
             .fold(0.0, f64::max);
-        let number = person.street_number();
+        let number = person.street_number.as_deref();
         match number {
             Some(number) if facts.numbers.iter().any(|n| n == number) => {
                 total += weight::STREET_NUMBER;
                 reasons.push(format!(
                     "street '{} {number}'",
-                    person.street_words().join(" ")
+                    person.street_words.join(" ")
                 ));
             }
             Some(_) if !facts.numbers.iter().all(|n| n.len() > 4) => {
                 total += weight::OTHER_STREET_NUMBER;
-                reasons.push(format!("street '{}'", person.street_words().join(" ")));
+                reasons.push(format!("street '{}'", person.street_words.join(" ")));
             }
-            _ => reasons.push(format!("street '{}'", person.street_words().join(" "))),
+            _ => reasons.push(format!("street '{}'", person.street_words.join(" "))),
         }
     }
-    if let Some(zip) = person.zip()
+    if let Some(zip) = person.zip.as_deref()
         && facts.numbers.iter().any(|n| n == zip)
     {
         total += index.weight(Field::Zip, zip);
         reasons.push(format!("zip code '{zip}'"));
     }
-    if !person.city_words().is_empty()
-        && person.city_words().iter().all(|w| facts.words.contains(w))
-    {
+    if !person.city_words.is_empty() && person.city_words.iter().all(|w| facts.words.contains(w)) {
         total += person
-            .city_words()
+            .city_words
             .iter()
             .map(|w| index.weight(Field::City, w))
             .fold(0.0, f64::max);
-        reasons.push(format!("city '{}'", person.city_words().join(" ")));
+        reasons.push(format!("city '{}'", person.city_words.join(" ")));
     }
     // Words from the notes only add to other evidence: sharing an ailment or a pet with the
     // call does not make a client a candidate.
@@ -166,7 +164,7 @@ pub fn score(index: &ClientIndex, person: &Person, facts: &CallFacts) -> (f64, V
         return (0.0, Vec::new());
     }
     let mut topics: Vec<&String> = person
-        .topic_words()
+        .topic_words
         .iter()
         .filter(|word| facts.words.contains(*word))
         .collect();

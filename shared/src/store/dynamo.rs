@@ -1534,6 +1534,14 @@ fn due_entry_from_item(mut item: Item) -> StoreResult<DueEntry> {
     })
 }
 
+/// The key of the item holding an open entry the scheduler read.
+fn open_entry_key(due: &DueEntry) -> Item {
+    key(
+        keys::questionnaire_portal(due.entry.questionnaire_id, due.portal_id),
+        Some(&keys::open_entry(due.entry.client_id)),
+    )
+}
+
 /// A condition or update expression with its attribute names and values.
 #[derive(Default)]
 struct Expression {
@@ -1899,10 +1907,7 @@ impl DynamoStore {
         };
         let delete = Delete::builder()
             .table_name(&self.tables.data)
-            .set_key(Some(key(
-                keys::questionnaire_portal(due.entry.questionnaire_id, due.portal_id),
-                Some(&keys::open_entry(due.entry.client_id)),
-            )))
+            .set_key(Some(open_entry_key(due)))
             .condition_expression(condition)
             .set_expression_attribute_names(Some(expression.names))
             .set_expression_attribute_values(Some(expression.values))
@@ -1930,10 +1935,7 @@ impl DynamoStore {
             .client
             .update_item()
             .table_name(&self.tables.data)
-            .set_key(Some(key(
-                keys::questionnaire_portal(due.entry.questionnaire_id, due.portal_id),
-                Some(&keys::open_entry(due.entry.client_id)),
-            )))
+            .set_key(Some(open_entry_key(due)))
             .update_expression(update)
             .condition_expression(condition)
             .set_expression_attribute_names(Some(expression.names))
