@@ -45,6 +45,14 @@ pub fn required<T>(value: Option<T>) -> Result<T, String> {
     value.ok_or_else(|| "is required".to_string())
 }
 
+/// A record id the request must carry: ids start at 1.
+pub fn id(value: Option<i32>) -> Result<i32, String> {
+    match required(value)? {
+        id if id > 0 => Ok(id),
+        _ => Err("must be an integer id above 0".into()),
+    }
+}
+
 /// Trimmed free text of at most `max_chars` characters without control characters; blank
 /// text is `None`.
 pub fn text(value: &str, max_chars: usize) -> Result<Option<String>, String> {

@@ -102,6 +102,11 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
             organisations(),
             StatusCode::OK,
         ),
+        (
+            "organisations-fix-unknown-client",
+            organisations(),
+            StatusCode::OK,
+        ),
         ("authentication-logout", auth(), StatusCode::NO_CONTENT),
     ];
     let dir = format!("{}/../events", env!("CARGO_MANIFEST_DIR"));

@@ -179,6 +179,7 @@ impl LocalApi {
             authenticator: self.authenticator(),
             clock: self.clock.clone(),
             indexes: Arc::default(),
+            region: self.region,
         }
     }
 

@@ -1,5 +1,6 @@
 //! The organisation endpoints: suggesting which client of the caller's organisation an
-//! unknown caller is, from what the call's summary and number say.
+//! unknown caller is, from what the call's summary and number say, and linking the call to the
+//! client staff chose.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -8,7 +9,7 @@ use axum::Router;
 use axum::extract::{FromRef, State};
 use axum::routing::post;
 use chrono::TimeDelta;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use shared::auth::{Authenticator, Caller};
 use shared::clock::{Clock, SystemClock};
@@ -16,12 +17,21 @@ use shared::error::ApiError;
 use shared::extract::{Json, JsonResponse};
 use shared::matcher::index::{CallFacts, ClientIndex};
 use shared::matcher::score::{Ranked, SUGGESTION_THRESHOLD, rank};
+use shared::phone::{self, DefaultRegion};
 use shared::records::{PhoneCall, Timestamp};
 use shared::runtime::Platform;
-use shared::store::{OrganisationStore, StoreResult};
+use shared::store::{FixLookup, OrganisationStore, StoreError, StoreResult};
+use shared::validate::{self, Validator};
 
 /// Candidates an answer lists at most.
 pub const MAX_CANDIDATES: usize = 5;
+
+/// The most client requests a call may carry and still be fixed: the call, the client, the
+/// previous client and every request are one transaction of at most 100 writes.
+pub const MAX_FIX_REQUESTS: usize = 97;
+
+/// How often a fix whose reads went stale (a concurrent fix of the same call) is tried again.
+const FIX_ATTEMPTS: usize = 3;
 
 /// How long an organisation's client index is reused before it is built again: a client
 /// added or changed appears in suggestions within this time.
@@ -66,6 +76,7 @@ pub struct OrganisationsState {
     pub authenticator: Authenticator,
     pub clock: Arc<dyn Clock>,
     pub indexes: Arc<IndexCache>,
+    pub region: DefaultRegion,
 }
 
 impl OrganisationsState {
@@ -75,6 +86,7 @@ impl OrganisationsState {
             authenticator: platform.authenticator.clone(),
             clock: Arc::new(SystemClock),
             indexes: Arc::default(),
+            region: platform.config.region,
         }
     }
 }
@@ -96,6 +108,10 @@ pub fn routes(state: OrganisationsState) -> Router {
         .route(
             "/organisations/suggest-unknown-client",
             post(suggest_unknown_client),
+        )
+        .route(
+            "/organisations/fix-unknown-client",
+            post(fix_unknown_client),
         )
         .with_state(state)
 }
@@ -175,4 +191,69 @@ async fn suggest_unknown_client(
             candidates: serde_json::to_value(&candidates).map_err(ApiError::internal)?,
         }),
     }
+}
+
+/// `POST /organisations/fix-unknown-client`: the call to link, the client it belongs to, and
+/// optionally the number to keep as the client's primary one (often the caller's number).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct FixBody {
+    phone_call_id: Option<i32>,
+    client_id: Option<i32>,
+    primary_number: Option<String>,
+}
+
+/// Links an unknown (or wrongly linked) call to a client of the caller's organisation.
+async fn fix_unknown_client(
+    State(state): State<OrganisationsState>,
+    caller: Caller,
+    Json(body): Json<FixBody>,
+) -> Result<JsonResponse<PhoneCall>, ApiError> {
+    let mut validator = Validator::new();
+    let call_id = validator.check("phoneCallId", validate::id(body.phone_call_id));
+    let client_id = validator.check("clientId", validate::id(body.client_id));
+    let primary_number = body.primary_number.and_then(|number| {
+        validator.check("primaryNumber", phone::normalise(&number, state.region))
+    });
+    validator.finish()?;
+    let (Some(call_id), Some(client_id)) = (call_id, client_id) else {
+        unreachable!("the validator refused missing ids");
+    };
+    let organisation_id = state
+        .organisations
+        .organisation_of(caller.portal_id)
+        .await?
+        .ok_or(ApiError::NotFound("phone call"))?;
+    for _ in 0..FIX_ATTEMPTS {
+        let now = state.clock.now();
+        let target = match state
+            .organisations
+            .fix_target(organisation_id, call_id, client_id, now)
+            .await?
+        {
+            FixLookup::NoCall => return Err(ApiError::NotFound("phone call")),
+            FixLookup::NoClient => return Err(ApiError::NotFound("client")),
+            FixLookup::Found(target) => target,
+        };
+        if target.requests.len() > MAX_FIX_REQUESTS {
+            return Err(ApiError::Conflict(format!(
+                "The call has {} client requests; at most {MAX_FIX_REQUESTS} can be moved in one \
+                 transaction.",
+                target.requests.len()
+            )));
+        }
+        match state
+            .organisations
+            .fix_call(&target, primary_number.as_deref())
+            .await
+        {
+            Ok(()) => return Ok(JsonResponse::ok(target.fixed_call())),
+            // The call or a client changed between the read and the write: read again.
+            Err(StoreError::ConditionFailed) => continue,
+            Err(other) => return Err(other.into()),
+        }
+    }
+    Err(ApiError::Conflict(
+        "The call kept changing while it was being fixed; try again.".into(),
+    ))
 }

@@ -219,13 +219,11 @@ fn new_entries(questionnaire_id: i32, body: Vec<StartBody>) -> Result<Vec<NewEnt
         let field = |name: &str| format!("[{i}].{name}");
         let client_id = validator.check(
             &field("clientId"),
-            required(start.client_id).and_then(|id| {
-                if id <= 0 {
-                    Err("must be an integer id above 0".to_string())
-                } else if !seen.insert(id) {
-                    Err("lists this client a second time".to_string())
-                } else {
+            validate::id(start.client_id).and_then(|id| {
+                if seen.insert(id) {
                     Ok(id)
+                } else {
+                    Err("lists this client a second time".to_string())
                 }
             }),
         );

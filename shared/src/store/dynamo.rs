@@ -33,8 +33,8 @@ use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::{Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{
-    AttributeValue, Delete, KeysAndAttributes, Put, PutRequest, ReturnValue, TransactWriteItem,
-    Update, WriteRequest,
+    AttributeValue, ConditionCheck, Delete, KeysAndAttributes, Put, PutRequest, ReturnValue,
+    TransactWriteItem, Update, WriteRequest,
 };
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
@@ -51,6 +51,7 @@ use super::{
     ContactDetailStore, ImportContext, ImportGuard, Imported, PortalStore,
 };
 use super::{CallTargets, Claim, DueEntry, OrganisationStore, PendingAttempt, SchedulerStore};
+use super::{CountedCall, FixLookup, FixTarget};
 use crate::config::Tables;
 use crate::fixture::Seed;
 use crate::fixture::counters;
@@ -1595,7 +1596,37 @@ fn version_of(item: &Item) -> StoreResult<u64> {
     }
 }
 
+impl Expression {
+    /// Names and values as the SDK takes them: DynamoDB refuses empty maps.
+    fn into_parts(self) -> (Option<HashMap<String, String>>, Option<Item>) {
+        let names = (!self.names.is_empty()).then_some(self.names);
+        let values = (!self.values.is_empty()).then_some(self.values);
+        (names, values)
+    }
+}
+
 impl DynamoStore {
+    /// A transaction's update of one data-table item.
+    fn data_update(
+        &self,
+        item_key: Item,
+        update: &str,
+        condition: &str,
+        expression: Expression,
+    ) -> StoreResult<TransactWriteItem> {
+        let (names, values) = expression.into_parts();
+        Update::builder()
+            .table_name(&self.tables.data)
+            .set_key(Some(item_key))
+            .update_expression(update)
+            .condition_expression(condition)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .build()
+            .map(txn_update)
+            .map_err(build_error)
+    }
+
     fn data_put(&self, item: Item, condition: Option<&str>) -> StoreResult<TransactWriteItem> {
         Put::builder()
             .table_name(&self.tables.data)
@@ -1868,25 +1899,188 @@ impl OrganisationStore for DynamoStore {
         organisation_id: i32,
         now: Timestamp,
     ) -> StoreResult<Vec<Client>> {
-        let portals: Vec<Portal> = self
-            .query_all(
-                Some("gsi1"),
-                "gsi1pk = :organisation",
-                vec![(":organisation", s(keys::organisation(organisation_id)))],
-            )
-            .await?
-            .into_iter()
-            .map(from_item)
-            .collect::<StoreResult<_>>()?;
+        let portals = self.organisation_portals(organisation_id).await?;
         let pages = portals
             .iter()
-            .map(|portal| self.client_items(portal.id, ClientPageRequest::default()));
+            .map(|portal| self.client_items(*portal, ClientPageRequest::default()));
         futures::future::try_join_all(pages)
             .await?
             .into_iter()
             .flatten()
             .map(|item| client_from_item(item, now))
             .collect()
+    }
+
+    async fn fix_target(
+        &self,
+        organisation_id: i32,
+        call_id: i32,
+        client_id: i32,
+        now: Timestamp,
+    ) -> StoreResult<FixLookup> {
+        let (portals, call) = futures::future::try_join(
+            self.organisation_portals(organisation_id),
+            PhoneCallReader::call_requests(self, call_id),
+        )
+        .await?;
+        let Some((call, requests)) = call.filter(|(call, _)| portals.contains(&call.portal_id))
+        else {
+            return Ok(FixLookup::NoCall);
+        };
+        // The client's portal is not known from its id: ask every portal of the organisation,
+        // together with the client that counts the call today, in one batch.
+        let mut wanted = vec![client_id];
+        if FixTarget::counted_elsewhere(&call, client_id) {
+            wanted.push(call.client_id);
+        }
+        let keys = portals
+            .iter()
+            .flat_map(|portal| {
+                wanted
+                    .iter()
+                    .map(move |client| key(keys::portal(*portal), Some(&keys::client(*client))))
+            })
+            .collect();
+        let mut found: HashMap<i32, Client> = HashMap::new();
+        for item in self.batch_get_data(keys).await? {
+            let client = client_from_item(item, now)?;
+            found.insert(client.id, client);
+        }
+        let previous_client = found
+            .get(&call.client_id)
+            .filter(|_| FixTarget::counted_elsewhere(&call, client_id))
+            .map(|previous| (previous.portal_id, previous.id));
+        match found.remove(&client_id).filter(|client| !client.is_deleted) {
+            Some(client) => Ok(FixLookup::Found(Box::new(FixTarget {
+                call,
+                requests,
+                client,
+                previous_client,
+            }))),
+            None => Ok(FixLookup::NoClient),
+        }
+    }
+
+    async fn fix_call(&self, target: &FixTarget, primary_number: Option<&str>) -> StoreResult<()> {
+        let call = target.fixed_call();
+        let stats_key = CountedCall::key(call.id);
+        let mut writes = Vec::with_capacity(target.requests.len() + 3);
+
+        let mut expression = Expression::default();
+        expression
+            .name("#client", "clientId")
+            .name("#portal", "portalId")
+            .name("#unknown", "isUnknown")
+            .value(":client", n(call.client_id))
+            .value(":portal", n(call.portal_id))
+            .value(":false", AttributeValue::Bool(false))
+            .value(":readClient", n(target.call.client_id))
+            .value(":readPortal", n(target.call.portal_id))
+            .value(":readUnknown", AttributeValue::Bool(target.call.is_unknown));
+        writes.push(self.data_update(
+            key(keys::call(call.id), Some(keys::META)),
+            "SET #client = :client, #portal = :portal, #unknown = :false",
+            "#client = :readClient AND #portal = :readPortal AND #unknown = :readUnknown",
+            expression,
+        )?);
+
+        for request in &target.requests {
+            let mut expression = Expression::default();
+            expression
+                .name("#client", "clientId")
+                .name("#portal", "portalId")
+                .value(":client", n(call.client_id))
+                .value(":portal", n(call.portal_id));
+            writes.push(self.data_update(
+                key(keys::call(call.id), Some(&keys::request(request.id))),
+                "SET #client = :client, #portal = :portal",
+                "attribute_exists(pk)",
+                expression,
+            )?);
+        }
+
+        let mut expression = Expression::default();
+        let mut assignments = Vec::new();
+        expression
+            .name("#deleted", "isDeleted")
+            .value(":false", AttributeValue::Bool(false));
+        if let Some(counted) = CountedCall::of(&call) {
+            expression
+                .name("#stats", CALL_STATS)
+                .name("#call", &stats_key)
+                .value(":counted", encode(&counted)?);
+            assignments.push("#stats.#call = :counted");
+        }
+        if let Some(number) = primary_number {
+            expression
+                .name("#primary", "primaryNumber")
+                .value(":primary", s(number));
+            assignments.push("#primary = :primary");
+        }
+        let client_key = key(
+            keys::portal(target.client.portal_id),
+            Some(&keys::client(target.client.id)),
+        );
+        let live = "attribute_exists(pk) AND #deleted = :false";
+        writes.push(if assignments.is_empty() {
+            // Nothing to change on the client, but the fix still needs it alive.
+            let (names, values) = expression.into_parts();
+            ConditionCheck::builder()
+                .table_name(&self.tables.data)
+                .set_key(Some(client_key))
+                .condition_expression(live)
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .build()
+                .map(|check| TransactWriteItem::builder().condition_check(check).build())
+                .map_err(build_error)?
+        } else {
+            self.data_update(
+                client_key,
+                &format!("SET {}", assignments.join(", ")),
+                live,
+                expression,
+            )?
+        });
+
+        if let Some((portal_id, client_id)) = target.previous_client {
+            let mut expression = Expression::default();
+            expression
+                .name("#stats", CALL_STATS)
+                .name("#call", &stats_key);
+            writes.push(self.data_update(
+                key(keys::portal(portal_id), Some(&keys::client(client_id))),
+                "REMOVE #stats.#call",
+                "attribute_exists(pk)",
+                expression,
+            )?);
+        }
+        if writes.len() > TRANSACTION_LIMIT {
+            return Err(StoreError::Backend(
+                format!(
+                    "fixing call {} needs {} writes, more than one transaction holds",
+                    call.id,
+                    writes.len()
+                )
+                .into(),
+            ));
+        }
+        self.transact(writes).await
+    }
+}
+
+impl DynamoStore {
+    /// The ids of an organisation's portals (from the `gsi1` listing of portal items).
+    async fn organisation_portals(&self, organisation_id: i32) -> StoreResult<Vec<i32>> {
+        self.query_all(
+            Some("gsi1"),
+            "gsi1pk = :organisation",
+            vec![(":organisation", s(keys::organisation(organisation_id)))],
+        )
+        .await?
+        .into_iter()
+        .map(|item| from_item::<Portal>(item).map(|portal| portal.id))
+        .collect()
     }
 }
 

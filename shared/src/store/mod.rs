@@ -8,7 +8,7 @@ pub mod schema;
 use async_trait::async_trait;
 
 use crate::fixture::Seed;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::records::{
     Account, Client, ClientRequest, ContactDetail, PhoneCall, Portal, Question,
@@ -426,6 +426,59 @@ pub trait OrganisationStore: Send + Sync + 'static {
         organisation_id: i32,
         now: Timestamp,
     ) -> StoreResult<Vec<Client>>;
+    /// The call and the client that fixing would link, as they are now: `NoCall` when the call
+    /// does not exist or belongs to another organisation's portal, `NoClient` when the client
+    /// is not a live client of one of the organisation's portals.
+    async fn fix_target(
+        &self,
+        organisation_id: i32,
+        call_id: i32,
+        client_id: i32,
+        now: Timestamp,
+    ) -> StoreResult<FixLookup>;
+    /// Links the call and its client requests to the target client and its portal, marks the
+    /// call known, moves the call's entry in the call statistics from its previous client (if
+    /// any) to the new one, and sets the client's `primaryNumber` when given; all in one
+    /// transaction. `ConditionFailed`, with nothing written, when the call, a request or either
+    /// client changed since `fix_target` read them.
+    async fn fix_call(&self, target: &FixTarget, primary_number: Option<&str>) -> StoreResult<()>;
+}
+
+/// What `fix_target` found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FixLookup {
+    NoCall,
+    NoClient,
+    Found(Box<FixTarget>),
+}
+
+/// A fix as read: the call (without transcript) with its client requests, the client it is to
+/// be linked to, and the client (portal and id) whose statistics count the call today when
+/// that is another one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FixTarget {
+    pub call: PhoneCall,
+    pub requests: Vec<ClientRequest>,
+    pub client: Client,
+    pub previous_client: Option<(i32, i32)>,
+}
+
+impl FixTarget {
+    /// The call as fixing leaves it.
+    pub fn fixed_call(&self) -> PhoneCall {
+        PhoneCall {
+            client_id: self.client.id,
+            portal_id: self.client.portal_id,
+            is_unknown: false,
+            transcript: None,
+            ..self.call.clone()
+        }
+    }
+
+    /// Whether the call's statistics entry has to leave `client_id` (it counted there before).
+    pub fn counted_elsewhere(call: &PhoneCall, client_id: i32) -> bool {
+        CallStats::counts(call) && call.client_id != client_id
+    }
 }
 
 /// An attempt a scheduler pass claimed and has not yet confirmed as sent. Until `lease_until`
@@ -494,14 +547,43 @@ pub const RECENT_CALL_WINDOW: chrono::TimeDelta = chrono::TimeDelta::days(7);
 /// The call history behind a client's derived fields. Counted: every call linked to the client
 /// that is not a leg connected to another call (a transfer continues the same conversation)
 /// and not still marked unknown. `callLengthInSeconds` is the total talk time of those calls.
+///
+/// Kept per call (id -> start and length) rather than as running totals, so that a call can
+/// be taken away from a client again (re-fixing an unknown caller) with an exact result, and
+/// so that writing one call's entry twice (a retried write) counts it once.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(transparent)]
 pub struct CallStats {
-    pub total_calls: i32,
-    pub call_length_in_seconds: i32,
-    pub last_call_at: Option<Timestamp>,
-    /// Start times of the calls that may still be within the recent window.
-    pub recent_calls: Vec<Timestamp>,
+    pub calls: BTreeMap<String, CountedCall>,
+}
+
+/// One counted call: its start (Unix milliseconds) and its length in seconds. A pair rather
+/// than a record, to keep a client item small: about 20 bytes per call.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CountedCall(pub i64, pub i32);
+
+impl CountedCall {
+    /// The entry of a call that counts, `None` for one that does not.
+    pub fn of(call: &PhoneCall) -> Option<Self> {
+        CallStats::counts(call).then(|| {
+            let seconds = call
+                .end_date
+                .map_or(0, |end| (end - call.start_date).num_seconds().max(0));
+            Self(
+                call.start_date.timestamp_millis(),
+                i32::try_from(seconds).unwrap_or(i32::MAX),
+            )
+        })
+    }
+
+    pub fn start(self) -> Option<Timestamp> {
+        chrono::DateTime::from_timestamp_millis(self.0)
+    }
+
+    /// The key of a call in a client's stats.
+    pub fn key(call_id: i32) -> String {
+        call_id.to_string()
+    }
 }
 
 impl CallStats {
@@ -512,33 +594,29 @@ impl CallStats {
     /// The stats of every client with counted calls among `calls`.
     pub fn of_calls<'a>(calls: impl IntoIterator<Item = &'a PhoneCall>) -> HashMap<i32, Self> {
         let mut stats: HashMap<i32, Self> = HashMap::new();
-        for call in calls.into_iter().filter(|call| Self::counts(call)) {
-            stats.entry(call.client_id).or_default().record(call);
+        for call in calls {
+            if let Some(counted) = CountedCall::of(call) {
+                stats
+                    .entry(call.client_id)
+                    .or_default()
+                    .calls
+                    .insert(CountedCall::key(call.id), counted);
+            }
         }
         stats
     }
 
-    pub fn record(&mut self, call: &PhoneCall) {
-        let seconds = call
-            .end_date
-            .map_or(0, |end| (end - call.start_date).num_seconds().max(0));
-        self.total_calls = self.total_calls.saturating_add(1);
-        self.call_length_in_seconds = self
-            .call_length_in_seconds
-            .saturating_add(i32::try_from(seconds).unwrap_or(i32::MAX));
-        self.last_call_at = self.last_call_at.max(Some(call.start_date));
-        self.recent_calls.push(call.start_date);
-    }
-
     /// Writes the derived fields into the client as they stand at `now`.
     pub fn apply(&self, client: &mut Client, now: Timestamp) {
-        client.total_calls = self.total_calls;
-        client.call_length_in_seconds = self.call_length_in_seconds;
-        client.last_call_at = self.last_call_at;
-        let recent = self
-            .recent_calls
-            .iter()
-            .filter(|start| **start > now - RECENT_CALL_WINDOW && **start <= now)
+        let starts = || self.calls.values().filter_map(|call| call.start());
+        client.total_calls = i32::try_from(self.calls.len()).unwrap_or(i32::MAX);
+        client.call_length_in_seconds = self
+            .calls
+            .values()
+            .fold(0i32, |total, call| total.saturating_add(call.1));
+        client.last_call_at = starts().max();
+        let recent = starts()
+            .filter(|start| *start > now - RECENT_CALL_WINDOW && *start <= now)
             .count();
         client.calls_last7_days = i32::try_from(recent).unwrap_or(i32::MAX);
     }

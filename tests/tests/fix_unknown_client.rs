@@ -1,0 +1,394 @@
+//! Fixing unknown callers, each scenario on both stores: linking a call (and its client
+//! requests) to a client of the caller's organisation, moving the client statistics with it,
+//! and writing nothing when any part of the fix cannot be made.
+
+use http::StatusCode;
+use integration_tests::{Backend, TestApp, error_fields, on_both_stores, spawn_app_with};
+use serde_json::{Value, json};
+use shared::clock::Clock;
+use shared::fixture::Seed;
+use shared::records::Client;
+use shared::store::{FixLookup, FixTarget, StoreError};
+
+/// Staff of portal 11 and portal 12 (both organisation 5) and of portal 21 (organisation 9).
+const NORR: &str = "+46700000011";
+const SYD: &str = "+46700000012";
+const NORD: &str = "+46700000021";
+
+const FIX: &str = "/organisations/fix-unknown-client";
+
+/// Organisation 5 runs portals 11 and 12, organisation 9 portal 21.
+/// - 7001: unknown caller at portal 11, two client requests.
+/// - 7002 and 7004: calls of client 501 (portal 11); 7004 is the later one.
+/// - 7003: unknown caller at portal 21.
+/// - 7005: a nurse's leg connected to 7002, caller unknown.
+/// - 503 is a deleted client of portal 11; 901 a client of organisation 9.
+fn fixture() -> String {
+    let call = |id: i32, portal: i32, client: i32, start: &str, end: &str| {
+        json!({
+            "id": id, "startDate": start, "endDate": end, "fromNumber": "+46701234567",
+            "toNumber": "+4618100100", "summary": "A caller asked about tomorrow's visit.",
+            "clientId": client, "isUnknown": client == 0, "portalId": portal
+        })
+    };
+    let request = |id: i32, call: i32| {
+        json!({
+            "id": id, "createdAt": "2026-11-10T08:01:00Z", "request": "Call back please.",
+            "clientId": 0, "portalId": 11, "phoneCallId": call, "status": "open"
+        })
+    };
+    let client = |id: i32, portal: i32, name: &str, deleted: bool| {
+        json!({
+            "id": id, "name": name, "phone": format!("+4670555{id:04}"), "portalId": portal,
+            "isDeleted": deleted, "language": "sv"
+        })
+    };
+    let mut leg = call(7005, 11, 0, "2026-11-10T08:01:00Z", "2026-11-10T08:02:00Z");
+    leg["connectedTo"] = json!(7002);
+    json!({
+        "portals": [
+            {"id": 11, "name": "Hemtjänst Norr", "organisationId": 5},
+            {"id": 12, "name": "Hemtjänst Syd", "organisationId": 5},
+            {"id": 21, "name": "Omsorg Nord", "organisationId": 9}
+        ],
+        "accounts": [
+            {"id": 111, "name": "Staff Norr", "phoneNumber": NORR, "portalId": 11},
+            {"id": 112, "name": "Staff Syd", "phoneNumber": SYD, "portalId": 12},
+            {"id": 121, "name": "Staff Nord", "phoneNumber": NORD, "portalId": 21}
+        ],
+        "clients": [
+            client(501, 11, "Olof Forsberg", false),
+            client(502, 12, "Karin Lund", false),
+            client(503, 11, "Britt Viklund", true),
+            client(901, 21, "Jan Åberg", false)
+        ],
+        "phoneCalls": [
+            call(7001, 11, 0, "2026-11-18T08:00:00Z", "2026-11-18T08:05:00Z"),
+            call(7002, 11, 501, "2026-11-10T08:00:00Z", "2026-11-10T08:02:00Z"),
+            call(7003, 21, 0, "2026-11-19T08:00:00Z", "2026-11-19T08:01:00Z"),
+            call(7004, 11, 501, "2026-11-19T10:00:00Z", "2026-11-19T10:10:00Z"),
+            leg
+        ],
+        "clientRequests": [request(801, 7001), request(802, 7001)]
+    })
+    .to_string()
+}
+
+async fn spawn(backend: Backend) -> TestApp {
+    spawn_app_with(backend, &fixture()).await
+}
+
+/// The client as its portal's staff see it in `GET /clients`.
+async fn client_as_listed(app: &TestApp, token: &str, id: i64) -> Value {
+    let list = app.get("/clients", Some(token)).await.json();
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|client| client["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("client {id} not listed: {list}"))
+}
+
+/// The call statistics of a listed client: total, last call, total seconds.
+fn stats(client: &Value) -> (i64, Value, i64) {
+    (
+        client["totalCalls"].as_i64().unwrap(),
+        client["lastCallAt"].clone(),
+        client["callLengthInSeconds"].as_i64().unwrap(),
+    )
+}
+
+async fn requests_of(app: &TestApp, token: &str, call: i32) -> Vec<(i64, i64)> {
+    let answer = app
+        .get(&format!("/phone-calls/{call}/requests"), Some(token))
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    answer
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["clientId"].as_i64().unwrap(),
+                r["portalId"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+async fn fixing_an_unknown_call_links_it_its_requests_and_its_statistics(backend: Backend) {
+    let app = spawn(backend).await;
+    let norr = app.login(NORR).await;
+    let syd = app.login(SYD).await;
+    app.dynamo_requests();
+    let answer = app
+        .post_json(
+            FIX,
+            Some(&norr),
+            json!({"phoneCallId": 7001, "clientId": 502, "primaryNumber": "070-123 45 67"}),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    // Session and portal; the organisation's portals and the call with its requests; the
+    // client looked up in each portal; one transaction.
+    app.expect_requests(&[
+        ("GetItem", 2),
+        ("Query", 2),
+        ("BatchGetItem", 1),
+        ("TransactWriteItems", 1),
+    ]);
+    let call = answer.json();
+    assert_eq!(call["id"], 7001);
+    assert_eq!(call["clientId"], 502);
+    assert_eq!(call["portalId"], 12);
+    assert_eq!(call["isUnknown"], false);
+    assert_eq!(call["summary"], "A caller asked about tomorrow's visit.");
+
+    // The call now belongs to portal 12: its staff read it, portal 11's no longer can.
+    let thread = app.get("/phone-calls/7001", Some(&syd)).await.json();
+    assert_eq!(thread[0]["clientId"], 502);
+    assert_eq!(thread[0]["isUnknown"], false);
+    app.get("/phone-calls/7001", Some(&norr))
+        .await
+        .problem(StatusCode::NOT_FOUND);
+    assert_eq!(requests_of(&app, &syd, 7001).await, [(502, 12), (502, 12)]);
+
+    let karin = client_as_listed(&app, &syd, 502).await;
+    assert_eq!(
+        stats(&karin),
+        (1, json!("2026-11-18T08:00:00Z"), 300),
+        "{karin}"
+    );
+    assert_eq!(karin["callsLast7Days"], 1);
+    assert_eq!(karin["primaryNumber"], "+46701234567");
+}
+
+async fn refixing_moves_the_call_and_its_statistics_to_the_other_client(backend: Backend) {
+    let app = spawn(backend).await;
+    let norr = app.login(NORR).await;
+    let syd = app.login(SYD).await;
+    let olof_before = client_as_listed(&app, &norr, 501).await;
+    assert_eq!(stats(&olof_before), (2, json!("2026-11-19T10:00:00Z"), 720));
+
+    // 7004 was Karin calling from Olof's phone: it moves, with its ten minutes.
+    let moved = app
+        .post_json(
+            FIX,
+            Some(&norr),
+            json!({"phoneCallId": 7004, "clientId": 502}),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.json());
+    let olof = client_as_listed(&app, &norr, 501).await;
+    assert_eq!(stats(&olof), (1, json!("2026-11-10T08:00:00Z"), 120));
+    assert_eq!(olof["callsLast7Days"], 0);
+    let karin = client_as_listed(&app, &syd, 502).await;
+    assert_eq!(stats(&karin), (1, json!("2026-11-19T10:00:00Z"), 600));
+    assert_eq!(karin["primaryNumber"], Value::Null, "not given, not set");
+
+    // Portal 12 staff move it back: both clients are as they were.
+    let back = app
+        .post_json(
+            FIX,
+            Some(&syd),
+            json!({"phoneCallId": 7004, "clientId": 501}),
+        )
+        .await;
+    assert_eq!(back.status, StatusCode::OK, "{}", back.json());
+    assert_eq!(back.json()["portalId"], 11);
+    assert_eq!(client_as_listed(&app, &norr, 501).await, olof_before);
+    assert_eq!(
+        stats(&client_as_listed(&app, &syd, 502).await),
+        (0, Value::Null, 0)
+    );
+
+    // Fixing a call to the client it already has changes nothing, however often.
+    for _ in 0..2 {
+        let same = app
+            .post_json(
+                FIX,
+                Some(&norr),
+                json!({"phoneCallId": 7004, "clientId": 501}),
+            )
+            .await;
+        assert_eq!(same.status, StatusCode::OK);
+    }
+    assert_eq!(client_as_listed(&app, &norr, 501).await, olof_before);
+
+    // A leg connected to another call is linked, but the conversation was counted once.
+    let leg = app
+        .post_json(
+            FIX,
+            Some(&norr),
+            json!({"phoneCallId": 7005, "clientId": 501}),
+        )
+        .await;
+    assert_eq!(leg.status, StatusCode::OK, "{}", leg.json());
+    assert_eq!(leg.json()["isUnknown"], false);
+    assert_eq!(client_as_listed(&app, &norr, 501).await, olof_before);
+}
+
+async fn another_organisations_calls_and_clients_answer_404_and_stay_as_they_were(
+    backend: Backend,
+) {
+    let app = spawn(backend).await;
+    let norr = app.login(NORR).await;
+    let nord = app.login(NORD).await;
+    let missing_call = app
+        .post_json(
+            FIX,
+            Some(&norr),
+            json!({"phoneCallId": 99999, "clientId": 501}),
+        )
+        .await
+        .problem(StatusCode::NOT_FOUND);
+    for (body, same_as) in [
+        // Organisation 9's call, organisation 5's client.
+        (json!({"phoneCallId": 7003, "clientId": 501}), &missing_call),
+        // Organisation 5's call, organisation 9's client.
+        (json!({"phoneCallId": 7001, "clientId": 901}), &Value::Null),
+        // A deleted client, and one that does not exist.
+        (json!({"phoneCallId": 7001, "clientId": 503}), &Value::Null),
+        (
+            json!({"phoneCallId": 7001, "clientId": 99999}),
+            &Value::Null,
+        ),
+    ] {
+        let problem = app
+            .post_json(FIX, Some(&norr), body.clone())
+            .await
+            .problem(StatusCode::NOT_FOUND);
+        if !same_as.is_null() {
+            assert_eq!(
+                integration_tests::without_trace(problem),
+                integration_tests::without_trace(same_as.clone()),
+                "another organisation's call looks like no call"
+            );
+        }
+    }
+    // Organisation 9 cannot take organisation 5's call either.
+    app.post_json(
+        FIX,
+        Some(&nord),
+        json!({"phoneCallId": 7001, "clientId": 901}),
+    )
+    .await
+    .problem(StatusCode::NOT_FOUND);
+
+    let unknown = app.get("/phone-calls/7001", Some(&norr)).await.json();
+    assert_eq!(unknown[0]["isUnknown"], true);
+    assert_eq!(unknown[0]["clientId"], 0);
+    let theirs = app.get("/phone-calls/7003", Some(&nord)).await.json();
+    assert_eq!(theirs[0]["isUnknown"], true);
+    assert_eq!(stats(&client_as_listed(&app, &nord, 901).await).0, 0);
+}
+
+async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
+    let app = spawn(backend).await;
+    let norr = app.login(NORR).await;
+    let store = app.api.store.clone();
+    let now = app.clock.now();
+    let olof_before = client_as_listed(&app, &norr, 501).await;
+
+    // Read a fix of Olof's call 7004 to Karin, then Karin is deleted before it is written.
+    let FixLookup::Found(target) = store.fix_target(5, 7004, 502, now).await.unwrap() else {
+        panic!("call and client are there");
+    };
+    assert_eq!(target.previous_client, Some((11, 501)));
+    let deleted = Client {
+        is_deleted: true,
+        ..target.client.clone()
+    };
+    store
+        .write_seed(&Seed {
+            clients: vec![deleted],
+            ..Seed::default()
+        })
+        .await
+        .unwrap();
+    let failed = store.fix_call(&target, Some("+46701234567")).await;
+    assert!(
+        matches!(failed, Err(StoreError::ConditionFailed)),
+        "{failed:?}"
+    );
+    // The call, Olof's statistics and the requests are untouched, though their own
+    // conditions held.
+    let call = app.get("/phone-calls/7004", Some(&norr)).await.json();
+    assert_eq!(
+        (call[0]["clientId"].clone(), call[0]["portalId"].clone()),
+        (json!(501), json!(11))
+    );
+    assert_eq!(client_as_listed(&app, &norr, 501).await, olof_before);
+
+    // A fix read before another fix of the same call is refused whole as well.
+    let FixLookup::Found(stale) = store.fix_target(5, 7001, 501, now).await.unwrap() else {
+        panic!("call and client are there");
+    };
+    let first = app
+        .post_json(
+            FIX,
+            Some(&norr),
+            json!({"phoneCallId": 7001, "clientId": 501}),
+        )
+        .await;
+    assert_eq!(first.status, StatusCode::OK);
+    let again = FixTarget {
+        previous_client: None,
+        ..*stale
+    };
+    assert!(matches!(
+        store.fix_call(&again, Some("+46709999999")).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    let olof = client_as_listed(&app, &norr, 501).await;
+    assert_eq!(olof["totalCalls"], 3, "counted once: {olof}");
+    assert_eq!(olof["primaryNumber"], Value::Null, "{olof}");
+    assert_eq!(requests_of(&app, &norr, 7001).await, [(501, 11), (501, 11)]);
+}
+
+async fn fix_requests_are_validated_field_by_field(backend: Backend) {
+    let app = spawn(backend).await;
+    let norr = app.login(NORR).await;
+    let problem = app
+        .post_json(
+            FIX,
+            Some(&norr),
+            json!({"phoneCallId": 0, "primaryNumber": "not a number"}),
+        )
+        .await
+        .problem(StatusCode::BAD_REQUEST);
+    assert_eq!(
+        error_fields(&problem),
+        ["clientId", "phoneCallId", "primaryNumber"]
+    );
+    let problem = app
+        .post_json(
+            FIX,
+            Some(&norr),
+            json!({"phoneCallId": 7001, "clientId": 501, "portalId": 12}),
+        )
+        .await
+        .problem(StatusCode::BAD_REQUEST);
+    assert_eq!(error_fields(&problem), ["portalId"], "no mass assignment");
+    app.post_json(
+        FIX,
+        Some(&norr),
+        json!({"phoneCallId": -3, "clientId": 2147483648_i64}),
+    )
+    .await
+    .problem(StatusCode::BAD_REQUEST);
+    app.post_json(FIX, None, json!({"phoneCallId": 7001, "clientId": 501}))
+        .await
+        .problem(StatusCode::UNAUTHORIZED);
+    let unknown = app.get("/phone-calls/7001", Some(&norr)).await.json();
+    assert_eq!(unknown[0]["isUnknown"], true);
+}
+
+on_both_stores!(
+    fixing_an_unknown_call_links_it_its_requests_and_its_statistics,
+    refixing_moves_the_call_and_its_statistics_to_the_other_client,
+    another_organisations_calls_and_clients_answer_404_and_stay_as_they_were,
+    a_fix_that_fails_a_condition_writes_nothing_at_all,
+    fix_requests_are_validated_field_by_field,
+);
