@@ -2,6 +2,8 @@
 //! outbox, a recording dialler in front of the outbox (in memory) or of an SQS FIFO queue on
 //! moto (DynamoDB), and (on DynamoDB) a request counter, so every scenario runs on both stores.
 
+pub mod evaluation;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

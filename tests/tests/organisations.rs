@@ -2,25 +2,16 @@
 //! (`eval/unknown-caller`: organisation 5 with portals 11-13, organisation 9 with portal 21);
 //! and the evaluation set itself scored through the API.
 
-use std::collections::BTreeMap;
-
 use http::StatusCode;
+use integration_tests::evaluation::{self, Evaluation};
 use integration_tests::{Backend, TestApp, on_both_stores, spawn_app_with};
 use serde_json::{Value, json};
 
 /// Staff of portal 11 (organisation 5).
 const NORR: &str = "+46700000011";
 
-fn eval_file(name: &str) -> String {
-    let path = format!(
-        "{}/../eval/unknown-caller/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 async fn spawn_eval(backend: Backend) -> TestApp {
-    spawn_app_with(backend, &eval_file("dev.fixture.json")).await
+    spawn_app_with(backend, evaluation::FIXTURE).await
 }
 
 fn call(summary: &str, from: &str) -> Value {
@@ -162,85 +153,30 @@ on_both_stores!(
     calls_with_unknown_fields_or_nothing_to_match_are_refused,
 );
 
-/// The evaluation set through the API on the in-memory store: at least 95% of the cases right
-/// and at most one wrong suggestion (the bar), with the per-kind results printed.
+/// The evaluation set through the API on the in-memory store: at least 95% of the cases right,
+/// at most one wrong suggestion (the bar), and every confidence band right at least as
+/// often as it says. `scripts/eval-unknown-callers.sh` runs the same scoring over HTTP.
 #[tokio::test]
 async fn the_evaluation_set_is_answered_well_enough() {
     let app = spawn_eval(Backend::Memory).await;
-    let cases: Value = serde_json::from_str(&eval_file("dev.cases.json")).unwrap();
+    let cases: Value = serde_json::from_str(evaluation::CASES).unwrap();
     let token = app.login(cases["loginPhoneNumber"].as_str().unwrap()).await;
-    let (mut correct, mut wrong, mut abstained) = (0, 0, 0);
-    let mut kinds: BTreeMap<String, (u32, u32)> = BTreeMap::new();
-    // Suggestions by confidence band (tens): how many, and how many right.
-    let mut bands: BTreeMap<i64, (u32, u32)> = BTreeMap::new();
+    let mut evaluation = Evaluation::default();
     for case in cases["cases"].as_array().unwrap() {
         let answer = app
             .post_json(SUGGEST, Some(&token), case["call"].clone())
             .await;
-        let suggested =
-            (answer.status == StatusCode::OK).then(|| answer.json()["clientId"].clone());
-        let expected = &case["expectedClientId"];
-        let right = match &suggested {
-            Some(id) => id == expected,
-            None => expected.is_null(),
-        };
-        if answer.status == StatusCode::OK {
-            let confidence = answer.json()["confidence"].as_i64().unwrap();
-            let band = bands.entry((confidence / 10 * 10).min(90)).or_default();
-            band.0 += 1;
-            band.1 += u32::from(right);
-        }
-        if !right {
-            // What the matcher saw, for tuning: the case and its best candidates.
-            println!(
-                "MISS {} expected {expected}: {}",
-                case["name"], case["call"]["summary"]
-            );
-            for candidate in answer.json()["candidates"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .take(3)
-            {
-                println!(
-                    "    {} {} {} {}",
-                    candidate["clientId"],
-                    candidate["name"],
-                    candidate["confidence"],
-                    candidate["reason"]
-                );
-            }
-        }
-        let kind = kinds
-            .entry(case["kind"].as_str().unwrap().to_string())
-            .or_default();
-        kind.0 += 1;
-        if right {
-            correct += 1;
-            kind.1 += 1;
-        } else if suggested.is_some() {
-            wrong += 1;
-        } else {
-            abstained += 1;
-        }
+        evaluation.record(case, answer.status.as_u16(), &answer.json());
     }
-    for (kind, (n, right)) in &kinds {
-        println!("{kind:15} {right:3}/{n}");
-    }
-    for (band, (n, right)) in &bands {
-        println!(
-            "confidence {band}-{}: {right}/{n} right",
-            band + 9 + i64::from(*band == 90)
-        );
-        assert!(
-            i64::from(*right) * 100 >= band * i64::from(*n),
-            "suggestions at confidence {band} or more are right at least that often"
-        );
-    }
-    let total = correct + wrong + abstained;
-    println!(
-        "{{\"cases\":{total},\"correct\":{correct},\"wrong\":{wrong},\"abstained\":{abstained}}}"
+    println!("{}", evaluation.report());
+    assert!(
+        evaluation.miscalibrated_bands().is_empty(),
+        "suggestions at confidence c are right at least c% of the time"
     );
-    assert!(correct * 100 >= total * 95, "{correct}/{total} right");
-    assert!(wrong <= 1, "{wrong} wrong suggestions");
+    assert!(
+        evaluation.correct * 100 >= evaluation.cases() * 95,
+        "{}",
+        evaluation.summary()
+    );
+    assert!(evaluation.wrong <= 1, "{}", evaluation.summary());
 }
