@@ -177,9 +177,8 @@ async fn suggest_unknown_client(
         call.from_number.as_deref(),
         now.date_naive(),
     );
-    let candidates: Vec<Candidate> = rank(&index, &facts)
+    let candidates: Vec<Candidate> = rank(&index, &facts, MAX_CANDIDATES)
         .into_iter()
-        .take(MAX_CANDIDATES)
         .map(Candidate::from)
         .collect();
     match candidates.first() {

@@ -413,11 +413,15 @@ pub enum Field {
     Topic,
 }
 
+impl Field {
+    const COUNT: usize = 6;
+}
+
 /// One organisation's clients, indexed for candidate generation.
 pub struct ClientIndex {
     people: Vec<Person>,
-    /// How many clients have each word in each field.
-    counts: HashMap<(Field, String), usize>,
+    /// How many clients have each word, per field (`Field as usize`), looked up by `&str`.
+    counts: [HashMap<String, usize>; Field::COUNT],
     by_word: HashMap<String, Vec<usize>>,
     by_sound: HashMap<String, Vec<usize>>,
     by_canonical: HashMap<&'static str, Vec<usize>>,
@@ -438,7 +442,7 @@ impl ClientIndex {
             .collect();
         let mut index = Self {
             people: Vec::new(),
-            counts: HashMap::new(),
+            counts: Default::default(),
             by_word: HashMap::new(),
             by_sound: HashMap::new(),
             by_canonical: HashMap::new(),
@@ -447,19 +451,18 @@ impl ClientIndex {
             vocabulary: Vec::new(),
         };
         for (i, person) in people.iter().enumerate() {
-            let identifying = person
-                .first_names
-                .iter()
-                .chain(&person.surnames)
-                .chain(&person.street_words)
-                .chain(&person.city_words);
-            for word in identifying {
+            // Names and streets point to candidates; a city or a topic alone never makes a
+            // suggestion, and in a large organisation would put thousands of clients in play.
+            for word in person.first_names.iter().chain(&person.surnames) {
                 index.by_word.entry(word.clone()).or_default().push(i);
                 index
                     .by_sound
                     .entry(names::phonetic_key(word))
                     .or_default()
                     .push(i);
+            }
+            for word in &person.street_words {
+                index.by_word.entry(word.clone()).or_default().push(i);
             }
             let fields = [
                 (Field::FirstName, &person.first_names),
@@ -474,7 +477,9 @@ impl ClientIndex {
             counted.extend(person.zip.iter().map(|zip| (Field::Zip, zip)));
             counted.extend(person.topic_words.iter().map(|w| (Field::Topic, w)));
             for (field, word) in counted {
-                *index.counts.entry((field, word.clone())).or_default() += 1;
+                *index.counts[field as usize]
+                    .entry(word.clone())
+                    .or_default() += 1;
             }
             for name in &person.first_names {
                 if let Some(canonical) = names::canonical_first_name(name) {
@@ -508,11 +513,7 @@ impl ClientIndex {
     /// How much a match on `word` in `field` says: the log of how many clients it rules out
     /// (a rare surname says more than "Andersson").
     pub fn weight(&self, field: Field, word: &str) -> f64 {
-        let holders = self
-            .counts
-            .get(&(field, word.to_string()))
-            .copied()
-            .unwrap_or(0);
+        let holders = self.counts[field as usize].get(word).copied().unwrap_or(0);
         ((self.people.len() as f64 + 1.0) / (holders as f64 + 0.5)).ln()
     }
 
@@ -525,11 +526,14 @@ impl ClientIndex {
             if let Some(stem) = text::without_possessive(word) {
                 add(self.by_word.get(stem));
             }
-            if word.chars().count() >= 3 {
-                add(self.by_sound.get(&names::phonetic_key(word)));
-            }
             if let Some(canonical) = names::canonical_first_name(word) {
                 add(self.by_canonical.get(canonical));
+            }
+        }
+        // Sound-alikes only for the words said as names: "called" sounds like "Kalle".
+        for word in facts.mentions.iter().flat_map(|m| &m.words) {
+            if word.chars().count() >= 3 {
+                add(self.by_sound.get(&names::phonetic_key(word)));
             }
         }
         for phone in &facts.phones {

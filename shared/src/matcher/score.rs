@@ -1,6 +1,9 @@
 //! Evidence for one candidate, combined into a score (log-odds), and the ranking of all
 //! candidates into confidences against the chance that the caller is none of them.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use super::index::{CallFacts, ClientIndex, Field, Person, Role, best_match};
 use super::names::NameMatch;
 
@@ -26,14 +29,6 @@ mod weight {
     pub const NONE_BIAS: f64 = 0.0;
 }
 
-/// One candidate's score and the facts that matched, in words.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Scored {
-    pub person: usize,
-    pub score: f64,
-    pub reasons: Vec<String>,
-}
-
 fn describe(kind: &str, heard: &str, known: &str, how: NameMatch) -> String {
     match how {
         NameMatch::Exact => format!("{kind} '{known}'"),
@@ -42,143 +37,191 @@ fn describe(kind: &str, heard: &str, known: &str, how: NameMatch) -> String {
     }
 }
 
-/// Which of `names` the heard words match best, and how.
-fn closest_name<'n>(heard: &[String], names: &'n [String]) -> Option<(&'n String, NameMatch)> {
-    names
-        .iter()
-        .filter_map(|name| best_match(heard, name).map(|m| (name, m)))
-        .max_by(|a, b| a.1.strength().total_cmp(&b.1.strength()))
+/// The facts that matched, in words; written only for the candidates an answer shows, since
+/// formatting them for thousands of candidates would cost more than scoring them.
+struct Reasons {
+    explain: bool,
+    said: Vec<String>,
 }
 
-/// The score of one person for the facts of a call, and what matched, for the `reason`.
-pub fn score(index: &ClientIndex, person: &Person, facts: &CallFacts) -> (f64, Vec<String>) {
-    let mut total = 0.0;
-    let mut reasons = Vec::new();
+impl Reasons {
+    fn new(explain: bool) -> Self {
+        Self {
+            explain,
+            said: Vec::new(),
+        }
+    }
+    fn push(&mut self, reason: impl FnOnce() -> String) {
+        if self.explain {
+            self.said.push(reason());
+        }
+    }
+}
 
-    // Names: the best mention counts; its role decides how much.
-    let mut best_name = (0.0, Vec::new());
-    for mention in &facts.mentions {
-        let first = closest_name(&mention.words, &person.first_names);
-        let last = closest_name(&mention.words, &person.surnames);
-        let (first_weight, last_weight) = match mention.role {
-            Role::Caller | Role::Subject => (1.0, 1.0),
-            Role::Proxy => (0.0, weight::PROXY_SURNAME_SHARE),
-        };
-        let mut value = 0.0;
-        let mut said = Vec::new();
-        if let Some((name, how)) = first {
-            value += first_weight * index.weight(Field::FirstName, name) * how.strength();
-            if first_weight > 0.0 {
-                said.push(describe("first name", &mention.words[0], name, how));
+/// Scores candidates for one call's facts. Name comparisons (sound keys, Jaro-Winkler) are the
+/// costly part and repeat across candidates who share a name, so each (mention, name) pair is
+/// compared once per request.
+pub struct Scorer<'a> {
+    index: &'a ClientIndex,
+    facts: &'a CallFacts,
+    names: RefCell<HashMap<(usize, &'a str), Option<NameMatch>>>,
+}
+
+impl<'a> Scorer<'a> {
+    pub fn new(index: &'a ClientIndex, facts: &'a CallFacts) -> Self {
+        Self {
+            index,
+            facts,
+            names: RefCell::default(),
+        }
+    }
+
+    /// How the words of mention `m` match `name`, remembered.
+    fn name_match(&self, m: usize, name: &'a str) -> Option<NameMatch> {
+        *self
+            .names
+            .borrow_mut()
+            .entry((m, name))
+            .or_insert_with(|| best_match(&self.facts.mentions[m].words, name))
+    }
+
+    /// Which of `names` mention `m` matches best, and how.
+    fn closest_name(&self, m: usize, names: &'a [String]) -> Option<(&'a String, NameMatch)> {
+        names
+            .iter()
+            .filter_map(|name| self.name_match(m, name).map(|how| (name, how)))
+            .max_by(|a, b| a.1.strength().total_cmp(&b.1.strength()))
+    }
+
+    /// The score of one person, and (when `explain`) what matched, for the `reason`.
+    pub fn score(&self, person: &'a Person, explain: bool) -> (f64, Vec<String>) {
+        let (index, facts) = (self.index, self.facts);
+        let mut total = 0.0;
+        let mut reasons = Reasons::new(explain);
+
+        // Names: the best mention counts; its role decides how much.
+        let mut best_name = (0.0, Reasons::new(explain));
+        for (m, mention) in facts.mentions.iter().enumerate() {
+            let first = self.closest_name(m, &person.first_names);
+            let last = self.closest_name(m, &person.surnames);
+            let (first_weight, last_weight) = match mention.role {
+                Role::Caller | Role::Subject => (1.0, 1.0),
+                Role::Proxy => (0.0, weight::PROXY_SURNAME_SHARE),
+            };
+            let mut value = 0.0;
+            let mut said = Reasons::new(explain);
+            if let Some((name, how)) = first {
+                value += first_weight * index.weight(Field::FirstName, name) * how.strength();
+                if first_weight > 0.0 {
+                    said.push(|| describe("first name", &mention.words[0], name, how));
+                }
+            }
+            if let Some((name, how)) = last {
+                value += last_weight * index.weight(Field::Surname, name) * how.strength();
+                said.push(|| {
+                    describe("surname", mention.words.last().map_or("", |w| w), name, how)
+                });
+            }
+            if first.is_some() && last.is_some() && mention.role != Role::Proxy {
+                value += weight::FULL_NAME_BONUS;
+            }
+            // "Marie Gunnarsson" is not "Anna Gunnarsson": a first word that names nobody else
+            // in the mention and is not this client's first name speaks against.
+            if last.is_some()
+                && first.is_none()
+                && mention.words.len() >= 2
+                && mention.role != Role::Proxy
+            {
+                value += weight::CONFLICTING_FIRST_NAME;
+            }
+            if value > best_name.0 {
+                best_name = (value, said);
             }
         }
-        if let Some((name, how)) = last {
-            value += last_weight * index.weight(Field::Surname, name) * how.strength();
-            said.push(describe(
-                "surname",
-                mention.words.last().map_or("", |w| w),
-                name,
-                how,
-            ));
-        }
-        if first.is_some() && last.is_some() && mention.role != Role::Proxy {
-            value += weight::FULL_NAME_BONUS;
-        }
-        // "Marie Gunnarsson" is not "Anna Gunnarsson": a first word that names nobody else
-        // in the mention and is not this client's first name speaks against.
-        if last.is_some()
-            && first.is_none()
-            && mention.words.len() >= 2
-            && mention.role != Role::Proxy
+        total += best_name.0;
+        reasons.said.extend(best_name.1.said);
+
+        if facts
+            .national_ids
+            .iter()
+            .any(|id| Some(id.as_str()) == person.national_id.as_deref())
         {
-            value += weight::CONFLICTING_FIRST_NAME;
+            total += weight::NATIONAL_ID;
+            reasons.push(|| "personal identity number".into());
         }
-        if value > best_name.0 {
-            best_name = (value, said);
+        if facts
+            .phones
+            .iter()
+            .any(|phone| person.phones.contains(phone))
+        {
+            total += weight::PHONE;
+            reasons.push(|| "phone number".into());
         }
-    }
-    total += best_name.0;
-    reasons.extend(best_name.1);
 
-    if facts
-        .national_ids
-        .iter()
-        .any(|id| Some(id.as_str()) == person.national_id.as_deref())
-    {
-        total += weight::NATIONAL_ID;
-        reasons.push("personal identity number".into());
-    }
-    if facts
-        .phones
-        .iter()
-        .any(|phone| person.phones.contains(phone))
-    {
-        total += weight::PHONE;
-        reasons.push("phone number".into());
-    }
-
-    let street_heard = !person.street_words.is_empty()
-        && person
-            .street_words
-            .iter()
-            .all(|word| facts.words.contains(word));
-    if street_heard {
-        total += person
-            .street_words
-            .iter()
-            .map(|w| index.weight(Field::Street, w))
-            .fold(0.0, f64::max);
-        let number = person.street_number.as_deref();
-        match number {
-            Some(number) if facts.numbers.iter().any(|n| n == number) => {
-                total += weight::STREET_NUMBER;
-                reasons.push(format!(
-                    "street '{} {number}'",
-                    person.street_words.join(" ")
-                ));
+        let street_heard = !person.street_words.is_empty()
+            && person
+                .street_words
+                .iter()
+                .all(|word| facts.words.contains(word));
+        if street_heard {
+            total += person
+                .street_words
+                .iter()
+                .map(|w| index.weight(Field::Street, w))
+                .fold(0.0, f64::max);
+            let street = || person.street_words.join(" ");
+            match person.street_number.as_deref() {
+                Some(number) if facts.numbers.iter().any(|n| n == number) => {
+                    total += weight::STREET_NUMBER;
+                    reasons.push(|| format!("street '{} {number}'", street()));
+                }
+                Some(_) if !facts.numbers.iter().all(|n| n.len() > 4) => {
+                    total += weight::OTHER_STREET_NUMBER;
+                    reasons.push(|| format!("street '{}'", street()));
+                }
+                _ => reasons.push(|| format!("street '{}'", street())),
             }
-            Some(_) if !facts.numbers.iter().all(|n| n.len() > 4) => {
-                total += weight::OTHER_STREET_NUMBER;
-                reasons.push(format!("street '{}'", person.street_words.join(" ")));
-            }
-            _ => reasons.push(format!("street '{}'", person.street_words.join(" "))),
         }
-    }
-    if let Some(zip) = person.zip.as_deref()
-        && facts.numbers.iter().any(|n| n == zip)
-    {
-        total += index.weight(Field::Zip, zip);
-        reasons.push(format!("zip code '{zip}'"));
-    }
-    if !person.city_words.is_empty() && person.city_words.iter().all(|w| facts.words.contains(w)) {
-        total += person
-            .city_words
+        if let Some(zip) = person.zip.as_deref()
+            && facts.numbers.iter().any(|n| n == zip)
+        {
+            total += index.weight(Field::Zip, zip);
+            reasons.push(|| format!("zip code '{zip}'"));
+        }
+        if !person.city_words.is_empty()
+            && person.city_words.iter().all(|w| facts.words.contains(w))
+        {
+            total += person
+                .city_words
+                .iter()
+                .map(|w| index.weight(Field::City, w))
+                .fold(0.0, f64::max);
+            reasons.push(|| format!("city '{}'", person.city_words.join(" ")));
+        }
+        // Words from the notes only add to other evidence: sharing an ailment or a pet with the
+        // call does not make a client a candidate.
+        if total <= 0.0 {
+            return (0.0, Vec::new());
+        }
+        let mut topics: Vec<&String> = person
+            .topic_words
             .iter()
-            .map(|w| index.weight(Field::City, w))
-            .fold(0.0, f64::max);
-        reasons.push(format!("city '{}'", person.city_words.join(" ")));
+            .filter(|word| facts.words.contains(*word))
+            .collect();
+        topics.sort();
+        topics.truncate(weight::TOPIC_WORDS_COUNTED);
+        if !topics.is_empty() {
+            total += topics
+                .iter()
+                .map(|w| weight::TOPIC_SHARE * index.weight(Field::Topic, w))
+                .sum::<f64>();
+            reasons.push(|| {
+                let words: Vec<String> = topics.iter().map(|w| format!("'{w}'")).collect();
+                format!("notes mention {}", words.join(", "))
+            });
+        }
+        (total, reasons.said)
     }
-    // Words from the notes only add to other evidence: sharing an ailment or a pet with the
-    // call does not make a client a candidate.
-    if total <= 0.0 {
-        return (0.0, Vec::new());
-    }
-    let mut topics: Vec<&String> = person
-        .topic_words
-        .iter()
-        .filter(|word| facts.words.contains(*word))
-        .collect();
-    topics.sort();
-    topics.truncate(weight::TOPIC_WORDS_COUNTED);
-    if !topics.is_empty() {
-        total += topics
-            .iter()
-            .map(|w| weight::TOPIC_SHARE * index.weight(Field::Topic, w))
-            .sum::<f64>();
-        let words: Vec<String> = topics.iter().map(|w| format!("'{w}'")).collect();
-        reasons.push(format!("notes mention {}", words.join(", ")));
-    }
-    (total, reasons)
 }
 
 /// The least confidence at which the best candidate is suggested.
@@ -194,47 +237,44 @@ pub struct Ranked {
     pub reason: String,
 }
 
-/// Candidates best first, with confidences that sum (with "none of them") to 100.
-pub fn rank(index: &ClientIndex, facts: &CallFacts) -> Vec<Ranked> {
-    let scored: Vec<Scored> = index
+/// The best `limit` candidates, best first, with confidences that sum (with "none of them"
+/// and the candidates left out) to at most 100.
+pub fn rank(index: &ClientIndex, facts: &CallFacts, limit: usize) -> Vec<Ranked> {
+    let scorer = Scorer::new(index, facts);
+    let mut scored: Vec<(usize, f64)> = index
         .candidates(facts)
         .into_iter()
-        .map(|i| {
-            let (score, reasons) = score(index, index.person(i), facts);
-            Scored {
-                person: i,
-                score,
-                reasons,
-            }
-        })
-        .filter(|s| s.score > 0.0)
+        .map(|i| (i, scorer.score(index.person(i), false).0))
+        .filter(|(_, score)| *score > 0.0)
         .collect();
     // A softmax against the "none" score: two clients the facts cannot tell apart share the
     // probability, and neither reaches a suggestion.
     let none_score = (index.len().max(1) as f64).ln() + weight::NONE_BIAS;
-    let top = scored.iter().map(|s| s.score).fold(none_score, f64::max);
+    let top = scored.iter().map(|s| s.1).fold(none_score, f64::max);
     let none = (none_score - top).exp();
-    let sum: f64 = none + scored.iter().map(|s| (s.score - top).exp()).sum::<f64>();
-    let mut ranked: Vec<Ranked> = scored
+    let sum: f64 = none + scored.iter().map(|s| (s.1 - top).exp()).sum::<f64>();
+    let confidence = |score: f64| ((score - top).exp() / sum * 100.0).floor() as i32;
+    let client_id = |i: usize| index.person(i).client_id;
+    scored.sort_by(|a, b| {
+        confidence(b.1)
+            .cmp(&confidence(a.1))
+            .then(client_id(a.0).cmp(&client_id(b.0)))
+    });
+    scored.truncate(limit);
+    scored
         .into_iter()
-        .map(|s| {
-            let person = index.person(s.person);
-            let share = (s.score - top).exp() / sum;
+        .map(|(i, score)| {
+            let person = index.person(i);
+            let (_, reasons) = scorer.score(person, true);
             Ranked {
                 client_id: person.client_id,
                 portal_id: person.portal_id,
                 name: person.name.clone(),
-                confidence: (share * 100.0).floor() as i32,
-                reason: sentence(&s.reasons),
+                confidence: confidence(score),
+                reason: sentence(&reasons),
             }
         })
-        .collect();
-    ranked.sort_by(|a, b| {
-        b.confidence
-            .cmp(&a.confidence)
-            .then(a.client_id.cmp(&b.client_id))
-    });
-    ranked
+        .collect()
 }
 
 fn sentence(reasons: &[String]) -> String {
@@ -293,7 +333,7 @@ mod tests {
         let now = "2026-11-21T12:00:00Z".parse().unwrap();
         let clients = clients();
         let index = ClientIndex::build(&clients, now);
-        rank(&index, &CallFacts::of(summary, from, now.date_naive()))
+        rank(&index, &CallFacts::of(summary, from, now.date_naive()), 5)
     }
 
     fn suggested(summary: &str, from: Option<&str>) -> Option<i32> {
