@@ -67,6 +67,8 @@ pub struct LocalApi {
     /// Where scheduler passes send call attempts: the outbox, unless replaced.
     pub dialler: Arc<dyn Dialler>,
     pub scheduler_config: SchedulerConfig,
+    /// The language model that re-ranks suggestions (`SUGGEST_MODEL_ID`); off when `None`.
+    pub reranker: Option<Arc<dyn organisations::rerank::Reranker>>,
 }
 
 fn random_key() -> Arc<[u8]> {
@@ -91,6 +93,7 @@ impl LocalApi {
             otp_key: random_key(),
             import_master: random_key(),
             time_zone: chrono_tz::Europe::Stockholm,
+            reranker: None,
         }
     }
 
@@ -180,6 +183,7 @@ impl LocalApi {
             clock: self.clock.clone(),
             indexes: Arc::default(),
             region: self.region,
+            reranker: self.reranker.clone(),
         }
     }
 

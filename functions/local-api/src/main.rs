@@ -76,6 +76,10 @@ async fn main() -> Result<(), BoxError> {
         questionnaire_scheduler::SchedulerConfig::from_lookup(time_zone, |name| {
             std::env::var(name).ok()
         })?;
+    if std::env::var_os("SUGGEST_MODEL_ID").is_some() {
+        let sdk = shared::runtime::aws_config().await;
+        api.reranker = organisations::bedrock_reranker(&sdk, |name| std::env::var(name).ok());
+    }
     let import_master = std::env::var("IMPORT_SECRET")
         .ok()
         .filter(|s| !s.is_empty());

@@ -2,6 +2,8 @@
 //! unknown caller is, from what the call's summary and number say, and linking the call to the
 //! client staff chose.
 
+pub mod rerank;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -22,6 +24,8 @@ use shared::records::{PhoneCall, Timestamp};
 use shared::runtime::Platform;
 use shared::store::{FixLookup, OrganisationStore, StoreError, StoreResult};
 use shared::validate::{self, Validator};
+
+use crate::rerank::{BedrockReranker, Reranker};
 
 /// Candidates an answer lists at most.
 pub const MAX_CANDIDATES: usize = 5;
@@ -77,6 +81,8 @@ pub struct OrganisationsState {
     pub clock: Arc<dyn Clock>,
     pub indexes: Arc<IndexCache>,
     pub region: DefaultRegion,
+    /// The language model that re-ranks the best candidates, when `SUGGEST_MODEL_ID` is set.
+    pub reranker: Option<Arc<dyn Reranker>>,
 }
 
 impl OrganisationsState {
@@ -87,8 +93,21 @@ impl OrganisationsState {
             clock: Arc::new(SystemClock),
             indexes: Arc::default(),
             region: platform.config.region,
+            reranker: bedrock_reranker(&platform.sdk, |name| std::env::var(name).ok()),
         }
     }
+}
+
+/// The Bedrock re-ranker of `SUGGEST_MODEL_ID`, when it is set (and not empty).
+pub fn bedrock_reranker(
+    sdk: &aws_config::SdkConfig,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Option<Arc<dyn Reranker>> {
+    let model_id = lookup("SUGGEST_MODEL_ID").filter(|id| !id.trim().is_empty())?;
+    Some(Arc::new(BedrockReranker {
+        client: aws_sdk_bedrockruntime::Client::new(sdk),
+        model_id: model_id.trim().to_string(),
+    }))
 }
 
 impl FromRef<OrganisationsState> for Authenticator {
@@ -177,10 +196,12 @@ async fn suggest_unknown_client(
         call.from_number.as_deref(),
         now.date_naive(),
     );
-    let candidates: Vec<Candidate> = rank(&index, &facts, MAX_CANDIDATES)
-        .into_iter()
-        .map(Candidate::from)
-        .collect();
+    let mut ranked = rank(&index, &facts, MAX_CANDIDATES);
+    if let Some(reranker) = &state.reranker {
+        let summary = call.summary.as_deref().unwrap_or_default();
+        ranked = rerank::rerank(reranker.as_ref(), summary, ranked).await;
+    }
+    let candidates: Vec<Candidate> = ranked.into_iter().map(Candidate::from).collect();
     match candidates.first() {
         Some(best) if best.confidence >= SUGGESTION_THRESHOLD => Ok(JsonResponse::ok(Suggestion {
             client: best.clone(),

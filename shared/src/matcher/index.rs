@@ -14,6 +14,8 @@ pub struct Person {
     pub client_id: i32,
     pub portal_id: i32,
     pub name: String,
+    /// Street, zip code and city as written, for people (and a re-ranking model) to read.
+    pub address: String,
     pub(crate) first_names: Vec<String>,
     pub(crate) surnames: Vec<String>,
     pub(crate) phones: Vec<String>,
@@ -193,10 +195,18 @@ impl Person {
             .into_iter()
             .filter(|word| !word.chars().all(|c| c.is_ascii_digit()))
             .collect();
+        let address = [&client.street, &client.zip_code, &client.city]
+            .into_iter()
+            .flatten()
+            .map(|part| part.trim())
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(", ");
         Self {
             client_id: client.id,
             portal_id: client.portal_id,
             name,
+            address,
             first_names,
             surnames,
             phones: [&client.phone, &client.primary_number]

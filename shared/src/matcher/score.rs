@@ -233,6 +233,7 @@ pub struct Ranked {
     pub client_id: i32,
     pub portal_id: i32,
     pub name: String,
+    pub address: String,
     pub confidence: i32,
     pub reason: String,
 }
@@ -270,6 +271,7 @@ pub fn rank(index: &ClientIndex, facts: &CallFacts, limit: usize) -> Vec<Ranked>
                 client_id: person.client_id,
                 portal_id: person.portal_id,
                 name: person.name.clone(),
+                address: person.address.clone(),
                 confidence: confidence(score),
                 reason: sentence(&reasons),
             }
