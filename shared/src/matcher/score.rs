@@ -315,6 +315,22 @@ mod tests {
             client(5, "Erik Holm", "Byvägen 9", "Östhammar", "+46701112277"),
             client(6, "Astrid Ek", "Torget 1", "Knivsta", "+4618123456"),
         ];
+        clients.push(client(
+            7,
+            "Greta Viklund",
+            "Sågvägen 2",
+            "Sala",
+            "+46701112288",
+        ));
+        clients.push(client(
+            8,
+            "Sture Viklund",
+            "Mossvägen 5",
+            "Heby",
+            "+46701112299",
+        ));
+        clients[6].zip_code = Some("733 30".into());
+        clients[7].zip_code = Some("744 31".into());
         clients[4].is_deleted = true;
         clients[5].national_id = Some("191212121212".into());
         clients[5].memory = Some("Loves her cat Misse and the garden.".into());
@@ -447,6 +463,80 @@ mod tests {
         assert_eq!(
             suggested("Astrid called about her cat Misse.", None),
             Some(6)
+        );
+    }
+
+    #[test]
+    fn a_surname_with_the_city_tells_relatives_by_name_apart() {
+        assert_eq!(
+            suggested("Fru Viklund i Sala ringde om nyckeln.", None),
+            Some(7)
+        );
+        assert_eq!(suggested("Mr Viklund from Heby called.", None), Some(8));
+        assert_eq!(
+            suggested("Viklund called about the key.", None),
+            None,
+            "a surname two clients share is not enough"
+        );
+        let reason = &ranked("Fru Viklund i Sala ringde.", None)[0].reason;
+        assert!(reason.contains("city 'sala'"), "{reason}");
+    }
+
+    #[test]
+    fn a_zip_code_said_aloud_tells_them_apart_too() {
+        let best = ranked("Viklund, postnummer 744 31, ville boka om.", None);
+        assert_eq!(best[0].client_id, 8);
+        assert!(
+            best[0].reason.contains("zip code '74431'"),
+            "{}",
+            best[0].reason
+        );
+        assert_eq!(
+            suggested("Viklund, postnummer 744 31, ville boka om.", None),
+            Some(8)
+        );
+    }
+
+    #[test]
+    fn another_house_number_on_the_street_speaks_against_the_client() {
+        let confidence_of_1 = |summary: &str| {
+            ranked(summary, None)
+                .iter()
+                .find(|r| r.client_id == 1)
+                .map_or(0, |r| r.confidence)
+        };
+        let right = confidence_of_1("Karin Lund på Storgatan 12 ringde.");
+        let wrong = confidence_of_1("Karin Lund på Storgatan 40 ringde.");
+        assert!(wrong < right, "{wrong} < {right}");
+    }
+
+    #[test]
+    fn a_caller_who_is_no_client_gets_no_suggestion() {
+        assert_eq!(
+            suggested(
+                "Gösta Bengtsson from Sala asked about home care for his wife.",
+                None
+            ),
+            None
+        );
+        assert_eq!(
+            suggested(
+                "Birgitta Sandberg ville veta hur man ansöker om hemtjänst.",
+                None
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_nurse_calling_about_a_client_points_to_the_client_not_the_nurse() {
+        // The nurse shares a name with client 100; the call is about Lennart Nyberg.
+        let summary = "Nurse Anna Person0 called about Lennart Nyberg's medication in Tierp.";
+        assert_eq!(suggested(summary, None), Some(3));
+        assert!(
+            ranked(summary, None)
+                .iter()
+                .all(|r| r.client_id != 100 || r.confidence < SUGGESTION_THRESHOLD)
         );
     }
 }
