@@ -11,13 +11,11 @@ cd "$(dirname "$0")/.."
 fixture=${1:-eval/unknown-caller/dev.fixture.json}
 cases=${2:-eval/unknown-caller/dev.cases.json}
 cargo build --quiet -p local-api -p integration-tests --bin local-api --bin eval-unknown-callers
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+source scripts/lib.sh
+port=$(free_port)
 mkdir -p target
 target/debug/local-api --port "$port" --seed "$fixture" > target/eval-local-api.log 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  if curl -s -o /dev/null "http://127.0.0.1:$port/_dev/outbox"; then break; fi
-  sleep 0.1
-done
+wait_for "http://127.0.0.1:$port/_dev/outbox"
 target/debug/eval-unknown-callers --url "http://127.0.0.1:$port" --cases "$cases"

@@ -23,4 +23,9 @@ scripts/with-moto.sh cargo test --workspace --no-fail-fast 2>&1 \
 # One closing line for the whole run, summed over every test binary.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' \
   target/test-output.log
+# A run that ran no test at all (moto or cargo failing to start) is a failure too.
+if ! grep -q '^test result: ok. [1-9]' target/test-output.log; then
+  echo "no test ran" >&2
+  status=1
+fi
 exit "$status"

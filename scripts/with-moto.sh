@@ -6,13 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+source scripts/lib.sh
 mkdir -p target
-port=$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 .venv/bin/python scripts/moto_server.py "$port" > target/moto.log 2>&1 &
 moto_pid=$!
 trap 'kill "$moto_pid" 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  if curl -s -o /dev/null "http://127.0.0.1:$port/moto-api/"; then break; fi
-  sleep 0.2
-done
+wait_for "http://127.0.0.1:$port/moto-api/"
 MOTO_ENDPOINT="http://127.0.0.1:$port" "$@"
