@@ -17,5 +17,6 @@ pub mod runtime;
 pub mod store;
 pub mod trace;
 pub mod validate;
+pub mod webhook;
 
 pub use error::ApiError;
