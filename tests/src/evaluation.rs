@@ -13,7 +13,7 @@ pub const FIXTURE: &str = include_str!("../../eval/unknown-caller/dev.fixture.js
 
 /// Tallies of answers to the cases, by the scoring rules of the evaluation set: a 200 naming
 /// the expected client, or a 404 where no client is expected, is right; a 200 naming anyone
-/// else is a wrong suggestion; a 404 where a client was expected is an abstention.
+/// else, or any other status, is wrong; a 404 where a client was expected is an abstention.
 #[derive(Debug, Default)]
 pub struct Evaluation {
     pub correct: u32,
@@ -54,7 +54,8 @@ impl Evaluation {
             self.correct += 1;
             return;
         }
-        if suggested.is_some() {
+        // An error answer (neither a suggestion nor a 404) is as wrong as a wrong suggestion.
+        if suggested.is_some() || status != 404 {
             self.wrong += 1;
         } else {
             self.abstained += 1;

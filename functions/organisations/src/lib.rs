@@ -236,9 +236,9 @@ async fn fix_unknown_client(
         validator.check("primaryNumber", phone::normalise(&number, state.region))
     });
     validator.finish()?;
-    let (Some(call_id), Some(client_id)) = (call_id, client_id) else {
-        unreachable!("the validator refused missing ids");
-    };
+    let (call_id, client_id) = call_id
+        .zip(client_id)
+        .ok_or_else(|| ApiError::internal("ids passed validation but are missing"))?;
     let organisation_id = state
         .organisations
         .organisation_of(caller.portal_id)
