@@ -1,0 +1,362 @@
+//! The events a voice platform delivers, as they arrive (`type` names the kind), and their
+//! validation into what ingestion writes: every failing field is reported with its path.
+
+use chrono::TimeDelta;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use shared::error::ApiError;
+use shared::phone::{self, DefaultRegion};
+use shared::records::{Timestamp, TranscriptCategory};
+use shared::validate::{self, Validator};
+
+/// Text fields of an event are capped so one delivery cannot bloat an item (400 KB limit).
+const MAX_TEXT: usize = 20_000;
+const MAX_ID: usize = 200;
+/// A call may last at most this long; anything longer is a broken timestamp.
+const MAX_CALL: TimeDelta = TimeDelta::hours(24);
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", deny_unknown_fields)]
+pub enum VoiceEvent {
+    #[serde(rename = "call.ended")]
+    CallEnded(CallEnded),
+    #[serde(rename = "call.analyzed")]
+    CallAnalyzed(CallAnalyzed),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Inbound,
+    Outbound,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CallEnded {
+    pub event_id: String,
+    pub conversation_uuid: String,
+    pub start_date: Timestamp,
+    pub end_date: Timestamp,
+    pub from_number: String,
+    pub to_number: String,
+    pub direction: Direction,
+    #[serde(default)]
+    pub connected_to_conversation_uuid: Option<String>,
+    #[serde(default)]
+    pub dynamic_variables: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub transcript: Vec<IncomingLine>,
+    #[serde(default)]
+    pub requests: Vec<IncomingRequest>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IncomingLine {
+    pub created_at: Timestamp,
+    #[serde(default)]
+    pub by: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+    pub category: TranscriptCategory,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IncomingRequest {
+    pub request: String,
+    pub transcript_line_index: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CallAnalyzed {
+    pub event_id: String,
+    pub conversation_uuid: String,
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub purpose: Option<String>,
+    #[serde(default)]
+    pub confidence: i32,
+    #[serde(default)]
+    pub confidence_reason: Option<String>,
+    #[serde(default)]
+    pub satisfaction: i32,
+    #[serde(default)]
+    pub satisfaction_reason: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub answers: Vec<IncomingAnswer>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IncomingAnswer {
+    pub question_id: i32,
+    #[serde(default)]
+    pub answer_text: Option<String>,
+    pub answered_at: Timestamp,
+}
+
+fn identifier(value: &str) -> Result<String, String> {
+    validate::required_text(value, MAX_ID)
+}
+
+fn optional_text(value: &Option<String>) -> Result<Option<String>, String> {
+    value
+        .as_deref()
+        .map_or(Ok(None), |text| validate::text(text, MAX_TEXT))
+}
+
+impl CallEnded {
+    /// The event with its numbers in E.164, its ids trimmed, and every field checked.
+    pub fn validated(mut self, region: DefaultRegion) -> Result<Self, ApiError> {
+        let mut v = Validator::new();
+        if let Some(id) = v.check("eventId", identifier(&self.event_id)) {
+            self.event_id = id;
+        }
+        if let Some(id) = v.check("conversationUuid", identifier(&self.conversation_uuid)) {
+            self.conversation_uuid = id;
+        }
+        if let Some(uuid) = &self.connected_to_conversation_uuid {
+            self.connected_to_conversation_uuid =
+                v.check("connectedToConversationUuid", identifier(uuid));
+        }
+        let length = self.end_date - self.start_date;
+        v.check(
+            "endDate",
+            if length < TimeDelta::zero() {
+                Err("must not be before startDate".to_string())
+            } else if length > MAX_CALL {
+                Err("must be within 24 hours of startDate".to_string())
+            } else {
+                Ok(())
+            },
+        );
+        if let Some(number) = v.check("fromNumber", phone::normalise(&self.from_number, region)) {
+            self.from_number = number;
+        }
+        if let Some(number) = v.check("toNumber", phone::normalise(&self.to_number, region)) {
+            self.to_number = number;
+        }
+        for (i, line) in self.transcript.iter_mut().enumerate() {
+            if let Some(by) = v.check(&format!("transcript[{i}].by"), optional_text(&line.by)) {
+                line.by = by;
+            }
+            let field = format!("transcript[{i}].message");
+            if let Some(message) = v.check(&field, optional_text(&line.message)) {
+                line.message = message;
+            }
+        }
+        let lines = self.transcript.len();
+        for (i, raised) in self.requests.iter_mut().enumerate() {
+            let field = format!("requests[{i}].request");
+            if let Some(text) = v.check(&field, validate::required_text(&raised.request, MAX_TEXT))
+            {
+                raised.request = text;
+            }
+            v.check(
+                &format!("requests[{i}].transcriptLineIndex"),
+                if raised.transcript_line_index < lines {
+                    Ok(())
+                } else {
+                    Err(format!("must be below the {lines} transcript lines"))
+                },
+            );
+        }
+        v.finish()?;
+        Ok(self)
+    }
+
+    /// The entry id a questionnaire call carries in its dynamic variables, if any.
+    pub fn questionnaire_client_id(&self) -> Option<i32> {
+        let value = self
+            .dynamic_variables
+            .as_ref()?
+            .get("questionnaireClientId")?;
+        match value {
+            Value::Number(number) => number.as_i64(),
+            // Platforms often pass variables through as strings.
+            Value::String(text) => text.trim().parse().ok(),
+            _ => None,
+        }
+        .and_then(|id| i32::try_from(id).ok())
+        .filter(|id| *id > 0)
+    }
+
+    /// The number of the person on the other end: the caller for an inbound call, the number
+    /// dialled for an outbound one.
+    pub fn client_number(&self) -> &str {
+        match self.direction {
+            Direction::Inbound => &self.from_number,
+            Direction::Outbound => &self.to_number,
+        }
+    }
+}
+
+impl CallAnalyzed {
+    pub fn validated(mut self) -> Result<Self, ApiError> {
+        let mut v = Validator::new();
+        if let Some(id) = v.check("eventId", identifier(&self.event_id)) {
+            self.event_id = id;
+        }
+        if let Some(id) = v.check("conversationUuid", identifier(&self.conversation_uuid)) {
+            self.conversation_uuid = id;
+        }
+        for (field, text) in [
+            ("summary", &mut self.summary),
+            ("purpose", &mut self.purpose),
+            ("confidenceReason", &mut self.confidence_reason),
+            ("satisfactionReason", &mut self.satisfaction_reason),
+            ("name", &mut self.name),
+        ] {
+            if let Some(checked) = v.check(field, optional_text(text)) {
+                *text = checked;
+            }
+        }
+        for (field, value) in [
+            ("confidence", self.confidence),
+            ("satisfaction", self.satisfaction),
+        ] {
+            v.check(
+                field,
+                if (0..=100).contains(&value) {
+                    Ok(())
+                } else {
+                    Err("must be from 0 to 100".to_string())
+                },
+            );
+        }
+        for (i, answer) in self.answers.iter_mut().enumerate() {
+            v.check(
+                &format!("answers[{i}].questionId"),
+                validate::id(Some(answer.question_id)),
+            );
+            let field = format!("answers[{i}].answerText");
+            if let Some(text) = v.check(&field, optional_text(&answer.answer_text)) {
+                answer.answer_text = text;
+            }
+        }
+        v.finish()?;
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ended() -> Value {
+        json!({
+            "type": "call.ended",
+            "eventId": "evt-1",
+            "conversationUuid": "conv-1",
+            "startDate": "2026-11-20T10:00:00Z",
+            "endDate": "2026-11-20T10:03:00Z",
+            "fromNumber": "070-123 45 67",
+            "toNumber": "+4618100100",
+            "direction": "inbound",
+            "dynamicVariables": {"questionnaireClientId": "41", "language": "sv"},
+            "transcript": [
+                {"createdAt": "2026-11-20T10:00:05Z", "by": "agent", "message": "Hej!", "category": 0},
+                {"createdAt": "2026-11-20T10:00:09Z", "by": "caller", "message": "Flytta besöket.", "category": 1}
+            ],
+            "requests": [{"request": "Move the visit to Friday.", "transcriptLineIndex": 1}]
+        })
+    }
+
+    fn parse(value: Value) -> Result<VoiceEvent, ApiError> {
+        shared::extract::decode_json(value.to_string().as_bytes())
+    }
+
+    fn error_fields(error: ApiError) -> Vec<String> {
+        match error {
+            ApiError::Validation { errors, .. } => errors.into_keys().collect(),
+            other => panic!("not a validation error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_call_ended_event_is_read_and_normalised() {
+        let VoiceEvent::CallEnded(event) = parse(ended()).unwrap() else {
+            panic!("call.ended");
+        };
+        let event = event.validated(DefaultRegion::default()).unwrap();
+        assert_eq!(event.from_number, "+46701234567");
+        assert_eq!(event.client_number(), "+46701234567");
+        assert_eq!(event.questionnaire_client_id(), Some(41));
+        assert_eq!(event.transcript[1].category, TranscriptCategory::Caller);
+    }
+
+    #[test]
+    fn every_bad_field_of_a_call_ended_event_is_named() {
+        let mut body = ended();
+        body["endDate"] = json!("2026-11-20T09:00:00Z");
+        body["fromNumber"] = json!("not a number");
+        body["eventId"] = json!("  ");
+        body["requests"][0]["transcriptLineIndex"] = json!(2);
+        let VoiceEvent::CallEnded(event) = parse(body).unwrap() else {
+            panic!("call.ended");
+        };
+        assert_eq!(
+            error_fields(event.validated(DefaultRegion::default()).unwrap_err()),
+            [
+                "endDate",
+                "eventId",
+                "fromNumber",
+                "requests[0].transcriptLineIndex"
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_types_fields_and_categories_are_refused() {
+        let mut unknown_type = ended();
+        unknown_type["type"] = json!("call.started");
+        assert!(parse(unknown_type).is_err());
+        let mut extra = ended();
+        extra["favouriteColour"] = json!("blue");
+        assert!(parse(extra).is_err());
+        let mut category = ended();
+        category["transcript"][0]["category"] = json!(7);
+        assert!(parse(category).is_err());
+    }
+
+    #[test]
+    fn a_call_analyzed_event_checks_its_ranges_and_answers() {
+        let body = json!({
+            "type": "call.analyzed", "eventId": "evt-2", "conversationUuid": "conv-1",
+            "summary": "Wants Friday.", "confidence": 120, "satisfaction": 4,
+            "answers": [{"questionId": 0, "answerText": "Yes", "answeredAt": "2026-11-20T10:01:00Z"}]
+        });
+        let VoiceEvent::CallAnalyzed(event) = parse(body).unwrap() else {
+            panic!("call.analyzed");
+        };
+        assert_eq!(
+            error_fields(event.validated().unwrap_err()),
+            ["answers[0].questionId", "confidence"]
+        );
+    }
+
+    #[test]
+    fn questionnaire_entry_ids_come_as_numbers_or_strings_and_nothing_else() {
+        let entry = |value: Value| {
+            let mut body = ended();
+            body["dynamicVariables"] = json!({ "questionnaireClientId": value });
+            let VoiceEvent::CallEnded(event) = parse(body).unwrap() else {
+                panic!("call.ended");
+            };
+            event.questionnaire_client_id()
+        };
+        assert_eq!(entry(json!(41)), Some(41));
+        assert_eq!(entry(json!(" 41 ")), Some(41));
+        assert_eq!(entry(json!(-1)), None);
+        assert_eq!(entry(json!(5_000_000_000_i64)), None);
+        assert_eq!(entry(json!({"id": 41})), None);
+    }
+}
