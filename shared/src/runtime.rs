@@ -22,48 +22,54 @@ pub fn init_tracing() {
     }
 }
 
-/// The AWS SDK configuration from the environment (region, credentials, `AWS_ENDPOINT_URL`).
+/// How hard the SDK tries: standard retries (3 attempts, exponential backoff with jitter from
+/// 50 ms), each attempt cut at 2 s and the whole operation at 6 s, so that a slow or
+/// throttled request fails while the function (10 s timeout) can still answer a clean 503.
+pub fn sdk_retry_and_timeouts() -> (
+    aws_config::retry::RetryConfig,
+    aws_config::timeout::TimeoutConfig,
+) {
+    use std::time::Duration;
+    let retry = aws_config::retry::RetryConfig::standard()
+        .with_max_attempts(3)
+        .with_initial_backoff(Duration::from_millis(50));
+    let timeouts = aws_config::timeout::TimeoutConfig::builder()
+        .connect_timeout(Duration::from_secs(1))
+        .operation_attempt_timeout(Duration::from_secs(2))
+        .operation_timeout(Duration::from_secs(6))
+        .build();
+    (retry, timeouts)
+}
+
+/// The AWS SDK configuration from the environment (region, credentials, `AWS_ENDPOINT_URL`),
+/// with this project's retry and timeout settings.
 pub async fn aws_config() -> aws_config::SdkConfig {
+    let (retry, timeouts) = sdk_retry_and_timeouts();
     aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .retry_config(retry)
+        .timeout_config(timeouts)
         .load()
         .await
 }
 
-/// Adds what every function's router has: trace ids and problem+json for unknown routes.
-pub fn finish(router: Router) -> Router {
-    router
-        .fallback(|| async { ApiError::RouteNotFound })
-        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
-        .layer(axum::middleware::from_fn(crate::trace::layer))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// What every Lambda builds once at cold start: configuration, SDK settings, the DynamoDB
-/// store and the session check. Functions take the narrow store traits they need from it.
-pub struct Platform {
-    pub config: crate::config::Config,
-    pub sdk: aws_config::SdkConfig,
-    pub store: std::sync::Arc<crate::store::dynamo::DynamoStore>,
-    pub authenticator: crate::auth::Authenticator,
-}
-
-impl Platform {
-    pub async fn from_env() -> Result<Self, crate::store::BoxError> {
-        let config = crate::config::Config::from_env()?;
-        let sdk = aws_config().await;
-        let store = std::sync::Arc::new(crate::store::dynamo::DynamoStore::new(
-            aws_sdk_dynamodb::Client::new(&sdk),
-            config.tables.clone(),
-        ));
-        let authenticator = crate::auth::Authenticator {
-            sessions: store.clone(),
-            clock: std::sync::Arc::new(crate::clock::SystemClock),
-            rules: config.auth.clone(),
-        };
-        Ok(Self {
-            config,
-            sdk,
-            store,
-            authenticator,
-        })
+    #[test]
+    fn sdk_requests_give_up_well_inside_the_lambda_timeout() {
+        let (retry, timeouts) = sdk_retry_and_timeouts();
+        assert_eq!(retry.mode(), aws_config::retry::RetryMode::Standard);
+        assert_eq!(retry.max_attempts(), 3);
+        let template: serde_yaml::Value =
+            serde_yaml::from_str(crate::store::schema::TEMPLATE).unwrap();
+        let lambda_timeout = template["Globals"]["Function"]["Timeout"].as_u64().unwrap();
+        let operation = timeouts.operation_timeout().unwrap();
+        let attempt = timeouts.operation_attempt_timeout().unwrap();
+        assert!(attempt < operation);
+        assert!(
+            operation.as_secs() + 2 <= lambda_timeout,
+            "an operation that times out leaves the function time to answer"
+        );
     }
 }
