@@ -191,6 +191,38 @@ async fn an_entry_out_of_retries_is_closed_and_the_client_can_be_started_again(b
     );
 }
 
+/// What call ingestion relies on: an entry is found by its id alone, open or closed.
+async fn an_entry_is_found_by_its_id_alone_open_or_closed(backend: Backend) {
+    let app = spawn_quiet(backend).await;
+    let token = app.login(KARIN).await;
+    let created = start_for_gunnel(&app, &token, start_time(), 1).await;
+    let id = i32::try_from(created["id"].as_i64().unwrap()).unwrap();
+    let open = app.api.store.entry_by_id(id).await.unwrap().expect("open");
+    assert_eq!(
+        (
+            open.portal_id,
+            open.entry.client_id,
+            open.entry.questionnaire_id
+        ),
+        (1, 1, 11)
+    );
+    assert_eq!(open.schedule.attempts, 0);
+    assert!(open.entry.next_try_at.is_some());
+
+    app.run_scheduler(start_time()).await;
+    let closed = app
+        .api
+        .store
+        .entry_by_id(id)
+        .await
+        .unwrap()
+        .expect("closed");
+    assert_eq!(closed.schedule.attempts, 1);
+    assert_eq!(closed.entry.next_try_at, None);
+    assert_eq!(closed.portal_id, 1);
+    assert_eq!(app.api.store.entry_by_id(id + 1000).await.unwrap(), None);
+}
+
 /// The demo fixture plus entries for client 1 (called already: `phoneCallId` set), deleted
 /// client 9, and inactive and unreachable clients added to portal 1.
 fn fixture_with_entries_that_must_not_be_called() -> String {
@@ -370,6 +402,7 @@ async fn the_pass_time_must_be_a_timestamp(backend: Backend) {
 }
 
 on_both_stores!(
+    an_entry_is_found_by_its_id_alone_open_or_closed,
     a_due_entry_is_sent_once_with_what_the_dialler_needs,
     retries_back_off_by_the_multiplier_and_wait_for_calling_hours,
     an_entry_out_of_retries_is_closed_and_the_client_can_be_started_again,

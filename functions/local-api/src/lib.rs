@@ -20,8 +20,8 @@ use shared::notify::{Dialler, Outbox};
 use shared::phone::DefaultRegion;
 use shared::records::Timestamp;
 use shared::store::{
-    AuthStore, ClientStore, ContactDetailStore, OrganisationStore, PhoneCallReader, PortalStore,
-    QuestionnaireStore, SchedulerStore, SeedWriter,
+    AuthStore, ClientStore, ContactDetailStore, IngestStore, OrganisationStore, PhoneCallReader,
+    PortalStore, QuestionnaireStore, SchedulerStore, SeedWriter,
 };
 
 /// The demo fixture served when no `--seed` is given.
@@ -37,6 +37,7 @@ pub trait Store:
     + QuestionnaireStore
     + SchedulerStore
     + OrganisationStore
+    + IngestStore
     + SeedWriter
 {
 }
@@ -49,6 +50,7 @@ impl<T> Store for T where
         + QuestionnaireStore
         + SchedulerStore
         + OrganisationStore
+        + IngestStore
         + SeedWriter
 {
 }

@@ -18,7 +18,8 @@
 //!   `ENTRY#{id}` (closed entries), `ANSWER#{entry}#{question}`. Entries carry `schedule`;
 //!   open ones are in the due-time index: `gsi1pk = DUE#{id % 8}`,
 //!   `gsi1sk = {nextTryAt}#{id}` (sparse: closed entries leave it). While a scheduler pass holds
-//!   an attempt the entry carries `pending` and is indexed at the lease's end instead.
+//!   an attempt the entry carries `pending` and is indexed at the lease's end instead. Every
+//!   entry, open or closed, is also in `gsi2` under `gsi2pk = QENTRY#{id}`.
 //! - `COUNTER` / `{kind}`: id counters (`value`).
 //!
 //! Auth table (`pk`, TTL attribute `ttl`): `SESSION#{sha256}`, `SESSIONS#{account}` (the
@@ -51,7 +52,7 @@ use super::{
     ContactDetailStore, ImportContext, ImportGuard, Imported, PortalStore,
 };
 use super::{CallTargets, Claim, DueEntry, OrganisationStore, PendingAttempt, SchedulerStore};
-use super::{CountedCall, FixLookup, FixTarget};
+use super::{CountedCall, FixLookup, FixTarget, IngestStore};
 use crate::config::Tables;
 use crate::fixture::Seed;
 use crate::fixture::counters;
@@ -62,7 +63,7 @@ use crate::records::{
 
 type Item = HashMap<String, AttributeValue>;
 
-const KEY_ATTRIBUTES: [&str; 5] = ["pk", "sk", "gsi1pk", "gsi1sk", "ttl"];
+const KEY_ATTRIBUTES: [&str; 6] = ["pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "ttl"];
 /// DynamoDB's limits, which moto does not enforce.
 const BATCH_WRITE_LIMIT: usize = 25;
 const BATCH_GET_LIMIT: usize = 100;
@@ -157,6 +158,10 @@ mod keys {
     /// A client's open entry: one per questionnaire and client, which keeps starts idempotent.
     pub fn open_entry(client_id: i32) -> String {
         format!("OPEN#{}", padded(client_id))
+    }
+    /// Every entry, open or closed, under its id in `gsi2`.
+    pub fn entry_id(entry_id: i32) -> String {
+        format!("QENTRY#{}", padded(entry_id))
     }
     /// A closed entry (called, or out of attempts), kept for the record.
     pub fn closed_entry(entry_id: i32) -> String {
@@ -1493,6 +1498,7 @@ fn entry_item(
         _ => data_keys(pk, keys::closed_entry(entry.id), None),
     };
     let mut item = to_item(entry, keys)?;
+    item.insert("gsi2pk".into(), s(keys::entry_id(entry.id)));
     item.insert(
         SCHEDULE.into(),
         serde_dynamo::to_attribute_value(schedule)
@@ -2081,6 +2087,24 @@ impl DynamoStore {
         .into_iter()
         .map(|item| from_item::<Portal>(item).map(|portal| portal.id))
         .collect()
+    }
+}
+
+// ---- call ingestion -----------------------------------------------------------------------
+
+#[async_trait]
+impl IngestStore for DynamoStore {
+    async fn entry_by_id(&self, entry_id: i32) -> StoreResult<Option<DueEntry>> {
+        self.query_all(
+            Some("gsi2"),
+            "gsi2pk = :entry",
+            vec![(":entry", s(keys::entry_id(entry_id)))],
+        )
+        .await?
+        .into_iter()
+        .next()
+        .map(due_entry_from_item)
+        .transpose()
     }
 }
 

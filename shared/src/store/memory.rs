@@ -7,8 +7,9 @@ use std::sync::{Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use super::{
-    AddQuestionOutcome, CallTargets, Claim, DueEntry, FixLookup, FixTarget, NewEntry, NewQuestion,
-    OrganisationStore, PendingAttempt, QuestionnaireStore, Schedule, SchedulerStore, StartOutcome,
+    AddQuestionOutcome, CallTargets, Claim, DueEntry, FixLookup, FixTarget, IngestStore, NewEntry,
+    NewQuestion, OrganisationStore, PendingAttempt, QuestionnaireStore, Schedule, SchedulerStore,
+    StartOutcome,
 };
 use super::{
     AuthStore, CallStats, ClientChanges, ClientPage, ClientPageRequest, ClientStore,
@@ -724,6 +725,17 @@ impl OrganisationStore for MemoryStore {
             client.primary_number = Some(number.to_string());
         }
         Ok(())
+    }
+}
+
+#[async_trait]
+impl IngestStore for MemoryStore {
+    async fn entry_by_id(&self, entry_id: i32) -> StoreResult<Option<DueEntry>> {
+        Ok(self
+            .lock()
+            .entries
+            .get(&entry_id)
+            .map(StoredEntry::due_entry))
     }
 }
 

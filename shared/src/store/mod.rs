@@ -535,6 +535,15 @@ pub trait SchedulerStore: Send + Sync + 'static {
     async fn close_entry(&self, due: &DueEntry) -> StoreResult<bool>;
 }
 
+/// Call ingestion's reads and writes (issue 9, being built): today, finding the questionnaire
+/// entry an ingested call names by id.
+#[async_trait]
+pub trait IngestStore: Send + Sync + 'static {
+    /// The entry with this id, open or closed, as it is stored (with its portal, schedule and
+    /// any attempt a scheduler pass holds); `None` when no entry has the id.
+    async fn entry_by_id(&self, entry_id: i32) -> StoreResult<Option<DueEntry>>;
+}
+
 /// Loads a validated fixture; counters continue above the ids it holds.
 #[async_trait]
 pub trait SeedWriter: Send + Sync + 'static {

@@ -194,11 +194,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_template_declares_a_data_table_with_gsi1_and_an_auth_table_with_ttl() {
+    fn the_template_declares_a_data_table_with_two_indexes_and_an_auth_table_with_ttl() {
         let tables = table_definitions(TEMPLATE).unwrap();
         let data = tables.iter().find(|t| t.logical_id == "DataTable").unwrap();
         let auth = tables.iter().find(|t| t.logical_id == "AuthTable").unwrap();
-        assert_eq!(data.index_names(), ["gsi1"]);
+        assert_eq!(data.index_names(), ["gsi1", "gsi2"]);
         assert_eq!(auth.ttl_attribute(), Some("ttl"));
     }
 }
