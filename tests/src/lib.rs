@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use aws_sdk_dynamodb::config::Credentials;
+use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
 use axum::Router;
 use axum::body::Body;
 use chrono::{DateTime, Utc};
@@ -43,13 +43,22 @@ pub fn moto_endpoint() -> String {
     })
 }
 
-/// A DynamoDB client for moto, with static credentials and no instance-metadata lookups.
+/// SDK settings for a local stand-in of an AWS service at `endpoint` (moto, a fake model):
+/// a fixed region, static credentials and no instance-metadata lookups.
+pub fn local_sdk_config(endpoint: String) -> aws_config::SdkConfig {
+    aws_config::SdkConfig::builder()
+        .behavior_version(aws_config::BehaviorVersion::latest())
+        .region(aws_config::Region::new("eu-north-1"))
+        .credentials_provider(SharedCredentialsProvider::new(Credentials::new(
+            "test", "test", None, None, "static",
+        )))
+        .endpoint_url(endpoint)
+        .build()
+}
+
+/// A DynamoDB client for moto, counting its requests when given a counter.
 pub fn dynamo_client(counter: Option<RequestCounter>) -> aws_sdk_dynamodb::Client {
-    let mut config = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .region(aws_sdk_dynamodb::config::Region::new("eu-north-1"))
-        .credentials_provider(Credentials::new("test", "test", None, None, "static"))
-        .endpoint_url(moto_endpoint());
+    let mut config = aws_sdk_dynamodb::config::Builder::from(&local_sdk_config(moto_endpoint()));
     if let Some(counter) = counter {
         config = config.interceptor(counter);
     }
@@ -72,15 +81,9 @@ pub async fn fresh_tables(client: &aws_sdk_dynamodb::Client) -> Tables {
     tables
 }
 
-/// An SQS client for moto, set up like `dynamo_client`.
+/// An SQS client for moto, counting its requests when given a counter.
 pub fn sqs_client(counter: Option<RequestCounter>) -> aws_sdk_sqs::Client {
-    let mut config = aws_sdk_sqs::Config::builder()
-        .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
-        .region(aws_sdk_sqs::config::Region::new("eu-north-1"))
-        .credentials_provider(aws_sdk_sqs::config::Credentials::new(
-            "test", "test", None, None, "static",
-        ))
-        .endpoint_url(moto_endpoint());
+    let mut config = aws_sdk_sqs::config::Builder::from(&local_sdk_config(moto_endpoint()));
     if let Some(counter) = counter {
         config = config.interceptor(counter);
     }

@@ -5,14 +5,13 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use aws_sdk_bedrockruntime::config::{BehaviorVersion, Credentials, Region};
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use http::StatusCode;
 use integration_tests::evaluation;
-use integration_tests::{Backend, TestApp, spawn_app_with};
+use integration_tests::{Backend, TestApp, local_sdk_config, spawn_app_with};
 use organisations::rerank::BedrockReranker;
 use serde_json::{Value, json};
 
@@ -81,15 +80,9 @@ async fn spawn_with_model() -> (TestApp, StandIn) {
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, server).await.unwrap() });
 
-    let config = aws_sdk_bedrockruntime::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("eu-north-1"))
-        .credentials_provider(Credentials::new("test", "test", None, None, "test"))
-        .endpoint_url(url)
-        .build();
     let mut app = spawn_app_with(Backend::Memory, evaluation::FIXTURE).await;
     app.api.reranker = Some(Arc::new(BedrockReranker {
-        client: aws_sdk_bedrockruntime::Client::from_conf(config),
+        client: aws_sdk_bedrockruntime::Client::new(&local_sdk_config(url)),
         model_id: MODEL.into(),
     }));
     app.router = app.api.router();

@@ -1935,8 +1935,9 @@ impl OrganisationStore for DynamoStore {
         };
         // The client's portal is not known from its id: ask every portal of the organisation,
         // together with the client that counts the call today, in one batch.
+        let counted_elsewhere = FixTarget::counted_elsewhere(&call, client_id);
         let mut wanted = vec![client_id];
-        if FixTarget::counted_elsewhere(&call, client_id) {
+        if counted_elsewhere {
             wanted.push(call.client_id);
         }
         let keys = portals
@@ -1954,7 +1955,7 @@ impl OrganisationStore for DynamoStore {
         }
         let previous_client = found
             .get(&call.client_id)
-            .filter(|_| FixTarget::counted_elsewhere(&call, client_id))
+            .filter(|_| counted_elsewhere)
             .map(|previous| (previous.portal_id, previous.id));
         match found.remove(&client_id).filter(|client| !client.is_deleted) {
             Some(client) => Ok(FixLookup::Found(Box::new(FixTarget {
