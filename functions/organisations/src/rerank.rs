@@ -66,17 +66,11 @@ pub fn withhold_numbers(summary: &str) -> String {
     let mut run = String::new();
     let flush = |run: &mut String, out: &mut String| {
         let digits = run.chars().filter(char::is_ascii_digit).count();
-        let trailing: String = run
-            .chars()
-            .rev()
-            .take_while(|c| !c.is_ascii_digit())
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
         if digits >= 6 {
+            // Separators after the last digit belong to the sentence, not the number.
+            let number = run.trim_end_matches(|c: char| !c.is_ascii_digit());
             out.push_str("[number withheld]");
-            out.push_str(&trailing);
+            out.push_str(&run[number.len()..]);
         } else {
             out.push_str(run);
         }
