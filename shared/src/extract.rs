@@ -69,9 +69,14 @@ pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     Ok(value)
 }
 
-impl<T, S, const LIMIT: usize> FromRequest<S> for Json<T, LIMIT>
+/// The raw bytes of a JSON request body of at most `LIMIT` bytes, with the same content-type
+/// and size checks as `Json`: for a handler that must see the exact bytes (a signature check)
+/// before it decodes them with `decode_json`.
+#[derive(Debug, Clone)]
+pub struct JsonBytes<const LIMIT: usize = DEFAULT_BODY_LIMIT>(pub axum::body::Bytes);
+
+impl<S, const LIMIT: usize> FromRequest<S> for JsonBytes<LIMIT>
 where
-    T: DeserializeOwned,
     S: Send + Sync,
 {
     type Rejection = ApiError;
@@ -87,8 +92,9 @@ where
         if declared.is_some_and(|length| length > LIMIT) {
             return Err(ApiError::PayloadTooLarge { limit: LIMIT });
         }
-        let bytes = axum::body::to_bytes(request.into_body(), LIMIT)
+        axum::body::to_bytes(request.into_body(), LIMIT)
             .await
+            .map(JsonBytes)
             .map_err(|error| {
                 let over_limit = std::iter::successors(
                     Some(&error as &(dyn std::error::Error + 'static)),
@@ -100,7 +106,19 @@ where
                 } else {
                     ApiError::BadRequest("The request body could not be read.".into())
                 }
-            })?;
+            })
+    }
+}
+
+impl<T, S, const LIMIT: usize> FromRequest<S> for Json<T, LIMIT>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let JsonBytes(bytes) = JsonBytes::<LIMIT>::from_request(request, state).await?;
         decode_json(&bytes).map(Json)
     }
 }

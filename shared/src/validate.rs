@@ -56,9 +56,37 @@ pub fn id(value: Option<i32>) -> Result<i32, String> {
 /// Trimmed free text of at most `max_chars` characters without control characters; blank
 /// text is `None`.
 pub fn text(value: &str, max_chars: usize) -> Result<Option<String>, String> {
+    bounded(
+        value,
+        max_chars,
+        |_| false,
+        "must not contain control characters",
+    )
+}
+
+/// Like `text`, but line breaks and tabs are allowed inside: transcripts and summaries are
+/// prose.
+pub fn prose(value: &str, max_chars: usize) -> Result<Option<String>, String> {
+    bounded(
+        value,
+        max_chars,
+        |c| matches!(c, '\n' | '\r' | '\t'),
+        "must not contain control characters other than line breaks and tabs",
+    )
+}
+
+fn bounded(
+    value: &str,
+    max_chars: usize,
+    allowed_control: fn(char) -> bool,
+    control_message: &str,
+) -> Result<Option<String>, String> {
     let trimmed = value.trim();
-    if trimmed.chars().any(char::is_control) {
-        return Err("must not contain control characters".into());
+    if trimmed
+        .chars()
+        .any(|c| c.is_control() && !allowed_control(c))
+    {
+        return Err(control_message.into());
     }
     if trimmed.chars().count() > max_chars {
         return Err(format!("must be at most {max_chars} characters"));
@@ -114,6 +142,17 @@ mod tests {
         assert!(text("a\u{0}b", 10).is_err());
         assert!(text("åäöåäöåäöåä", 10).is_err());
         assert!(required_text(" ", 10).is_err());
+    }
+
+    #[test]
+    fn prose_keeps_line_breaks_and_tabs_but_no_other_control_characters() {
+        assert_eq!(
+            prose(" Line one.\nLine\ttwo. ", 50),
+            Ok(Some("Line one.\nLine\ttwo.".into()))
+        );
+        assert!(prose("bell\u{7}", 50).is_err());
+        assert!(prose("abc", 2).is_err());
+        assert_eq!(prose("  ", 5), Ok(None));
     }
 
     #[test]

@@ -8,11 +8,17 @@ use serde_json::{Map, Value};
 use shared::error::ApiError;
 use shared::phone::{self, DefaultRegion};
 use shared::records::{Timestamp, TranscriptCategory};
+use shared::store::{Analysis, GivenAnswer};
 use shared::validate::{self, Validator};
 
 /// Text fields of an event are capped so one delivery cannot bloat an item (400 KB limit).
 const MAX_TEXT: usize = 20_000;
 const MAX_ID: usize = 200;
+/// An analysis waiting for its call is one item: 98 answers of this size keep it well under
+/// DynamoDB's 400 KB.
+const MAX_ANSWER_TEXT: usize = 2_000;
+/// One answer per question, and a questionnaire has at most this many questions.
+pub const MAX_ANSWERS: usize = shared::store::MAX_QUESTIONS;
 /// A call may last at most this long; anything longer is a broken timestamp.
 const MAX_CALL: TimeDelta = TimeDelta::hours(24);
 
@@ -106,10 +112,15 @@ fn identifier(value: &str) -> Result<String, String> {
     validate::required_text(value, MAX_ID)
 }
 
-fn optional_text(value: &Option<String>) -> Result<Option<String>, String> {
+/// Optional prose (line breaks allowed) of at most `max` characters; blank is `None`.
+fn optional_prose(value: &Option<String>, max: usize) -> Result<Option<String>, String> {
     value
         .as_deref()
-        .map_or(Ok(None), |text| validate::text(text, MAX_TEXT))
+        .map_or(Ok(None), |text| validate::prose(text, max))
+}
+
+fn optional_text(value: &Option<String>) -> Result<Option<String>, String> {
+    optional_prose(value, MAX_TEXT)
 }
 
 impl CallEnded {
@@ -123,8 +134,27 @@ impl CallEnded {
             self.conversation_uuid = id;
         }
         if let Some(uuid) = &self.connected_to_conversation_uuid {
-            self.connected_to_conversation_uuid =
-                v.check("connectedToConversationUuid", identifier(uuid));
+            let checked = identifier(uuid).and_then(|uuid| {
+                if uuid == self.conversation_uuid {
+                    Err("must name another conversation than conversationUuid".to_string())
+                } else {
+                    Ok(uuid)
+                }
+            });
+            self.connected_to_conversation_uuid = v.check("connectedToConversationUuid", checked);
+        }
+        if let Some(variables) = &self.dynamic_variables {
+            let length = Value::Object(variables.clone()).to_string().chars().count();
+            v.check(
+                "dynamicVariables",
+                if length <= MAX_TEXT {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "must be at most {MAX_TEXT} characters as JSON text"
+                    ))
+                },
+            );
         }
         let length = self.end_date - self.start_date;
         v.check(
@@ -155,8 +185,9 @@ impl CallEnded {
         let lines = self.transcript.len();
         for (i, raised) in self.requests.iter_mut().enumerate() {
             let field = format!("requests[{i}].request");
-            if let Some(text) = v.check(&field, validate::required_text(&raised.request, MAX_TEXT))
-            {
+            let text = validate::prose(&raised.request, MAX_TEXT)
+                .and_then(|text| text.ok_or_else(|| "must not be blank".to_string()));
+            if let Some(text) = v.check(&field, text) {
                 raised.request = text;
             }
             v.check(
@@ -231,18 +262,47 @@ impl CallAnalyzed {
                 },
             );
         }
+        if self.answers.len() > MAX_ANSWERS {
+            v.check::<()>(
+                "answers",
+                Err(format!("must hold at most {MAX_ANSWERS} answers")),
+            );
+        }
         for (i, answer) in self.answers.iter_mut().enumerate() {
             v.check(
                 &format!("answers[{i}].questionId"),
                 validate::id(Some(answer.question_id)),
             );
             let field = format!("answers[{i}].answerText");
-            if let Some(text) = v.check(&field, optional_text(&answer.answer_text)) {
+            let text = optional_prose(&answer.answer_text, MAX_ANSWER_TEXT);
+            if let Some(text) = v.check(&field, text) {
                 answer.answer_text = text;
             }
         }
         v.finish()?;
         Ok(self)
+    }
+
+    /// What the analysis says about the call, as the store keeps it.
+    pub fn analysis(&self) -> Analysis {
+        Analysis {
+            summary: self.summary.clone(),
+            purpose: self.purpose.clone(),
+            confidence: self.confidence,
+            confidence_reason: self.confidence_reason.clone(),
+            satisfaction: self.satisfaction,
+            satisfaction_reason: self.satisfaction_reason.clone(),
+            name: self.name.clone(),
+            answers: self
+                .answers
+                .iter()
+                .map(|answer| GivenAnswer {
+                    question_id: answer.question_id,
+                    answer_text: answer.answer_text.clone(),
+                    answered_at: answer.answered_at,
+                })
+                .collect(),
+        }
     }
 }
 

@@ -1,4 +1,446 @@
-//! The voice platform's intake (issue 9, in progress): the signed call events it delivers.
-//! The route, its store and the wiring into `local-api` and `template.yaml` follow.
+//! The voice platform's intake: signed `call.ended` and `call.analyzed` deliveries become
+//! phone calls, transcripts, client requests, client statistics and questionnaire answers.
+//! Deliveries are idempotent by `eventId` and may arrive in any order.
 
 pub mod events;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::routing::post;
+use http::{HeaderMap, StatusCode};
+use serde::Serialize;
+
+use events::{CallAnalyzed, CallEnded, VoiceEvent};
+use shared::clock::Clock;
+use shared::error::ApiError;
+use shared::extract::{JsonBytes, JsonResponse, decode_json};
+use shared::phone::DefaultRegion;
+use shared::records::{Client, PhoneCall, TranscriptLine};
+use shared::runtime::Platform;
+use shared::store::{
+    DeliveryState, DueEntry, EntryCompletion, HeldAnalysis, IngestStore, NewCall, NewRequest,
+    RecordedAnalysis, StoreError,
+};
+use shared::webhook::{self, SignatureError};
+
+/// A delivery of at most 1 MiB: a 1,000-line transcript fits with room to spare.
+pub const EVENT_BODY_LIMIT: usize = 1024 * 1024;
+pub const PORTAL_HEADER: &str = "x-portal-id";
+pub const SIGNATURE_HEADER: &str = "x-signature";
+/// Rounds a delivery may lose to concurrent writes of the same conversation before it answers
+/// 503 (the platform delivers again).
+const ATTEMPTS: usize = 3;
+
+#[derive(Clone)]
+pub struct IntegrationsState {
+    pub store: Arc<dyn IngestStore>,
+    pub clock: Arc<dyn Clock>,
+    /// The master secret every portal's webhook secret is derived from.
+    pub webhook_master: Arc<[u8]>,
+    pub region: DefaultRegion,
+}
+
+impl IntegrationsState {
+    /// Reads the webhook master secret once, at cold start (`WEBHOOK_SECRET`, or the Secrets
+    /// Manager secret named by `WEBHOOK_SECRET_ARN`).
+    pub async fn for_lambda(platform: &Platform) -> Result<Self, shared::store::BoxError> {
+        let source = shared::config::secret_source(
+            |name| std::env::var(name).ok(),
+            "WEBHOOK_SECRET",
+            "WEBHOOK_SECRET_ARN",
+        )?;
+        let master = source.resolve(&platform.sdk).await?;
+        Ok(Self {
+            store: platform.store.clone(),
+            clock: platform.authenticator.clock.clone(),
+            webhook_master: master.into_bytes().into(),
+            region: platform.config.region,
+        })
+    }
+}
+
+/// The function's Lambda router: its routes plus the shared layers.
+pub fn router(state: IntegrationsState) -> Router {
+    shared::runtime::finish(routes(state))
+}
+
+/// The bare routes, for `local-api` to merge with the other functions'.
+pub fn routes(state: IntegrationsState) -> Router {
+    Router::new()
+        .route("/integrations/voice/events", post(voice_event))
+        .with_state(state)
+}
+
+/// The answer to a delivery: the call it concerns, `null` while an analysis waits for it.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Ingested {
+    pub phone_call_id: Option<i32>,
+}
+
+impl Ingested {
+    fn answer(phone_call_id: Option<i32>) -> JsonResponse<Self> {
+        let status = if phone_call_id.is_some() {
+            StatusCode::OK
+        } else {
+            StatusCode::ACCEPTED
+        };
+        JsonResponse::ok(Self { phone_call_id }).with_status(status)
+    }
+}
+
+/// Checks the delivery's portal and signature before anything else is read; every failure is
+/// the same 401, the reason goes to the log only.
+fn authenticate(
+    state: &IntegrationsState,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<i32, ApiError> {
+    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    let portal_id = header(PORTAL_HEADER)
+        .and_then(|value| value.trim().parse::<i32>().ok())
+        .filter(|id| *id > 0);
+    let checked = portal_id
+        .ok_or(SignatureError::Malformed)
+        .and_then(|portal_id| {
+            let secret = webhook::portal_webhook_secret(&state.webhook_master, portal_id);
+            webhook::verify(header(SIGNATURE_HEADER), &secret, body, state.clock.now())
+                .map(|()| portal_id)
+        });
+    checked.map_err(|reason| {
+        tracing::warn!(portal_id, %reason, "voice event refused");
+        ApiError::Unauthorized
+    })
+}
+
+async fn voice_event(
+    State(state): State<IntegrationsState>,
+    headers: HeaderMap,
+    JsonBytes(body): JsonBytes<EVENT_BODY_LIMIT>,
+) -> Result<JsonResponse<Ingested>, ApiError> {
+    let portal_id = authenticate(&state, &headers, &body)?;
+    match decode_json::<VoiceEvent>(&body)? {
+        VoiceEvent::CallEnded(event) => {
+            let event = event.validated(state.region)?;
+            call_ended(&state, portal_id, &event).await
+        }
+        VoiceEvent::CallAnalyzed(event) => {
+            let event = event.validated()?;
+            call_analyzed(&state, portal_id, &event).await
+        }
+    }
+}
+
+/// A delivery whose `eventId` was processed before: the same answer again, unless the id is
+/// being reused for another conversation.
+fn repeated(
+    receipt: &str,
+    conversation_uuid: &str,
+    delivery: &DeliveryState,
+) -> Result<JsonResponse<Ingested>, ApiError> {
+    if receipt != conversation_uuid {
+        return Err(ApiError::Conflict(
+            "This eventId was already delivered for another conversation.".into(),
+        ));
+    }
+    Ok(Ingested::answer(
+        delivery.conversation.map(|c| c.phone_call_id),
+    ))
+}
+
+fn kept_changing() -> ApiError {
+    ApiError::Unavailable(StoreError::Throttled(
+        "the conversation kept changing during the delivery".into(),
+    ))
+}
+
+async fn call_ended(
+    state: &IntegrationsState,
+    portal_id: i32,
+    event: &CallEnded,
+) -> Result<JsonResponse<Ingested>, ApiError> {
+    let store = &state.store;
+    let entry_id = event.questionnaire_client_id();
+    for _ in 0..ATTEMPTS {
+        let (delivery, entry) = futures::future::try_join(
+            store.delivery_state(
+                portal_id,
+                &event.event_id,
+                &event.conversation_uuid,
+                event.connected_to_conversation_uuid.as_deref(),
+            ),
+            async {
+                match entry_id {
+                    Some(id) => store.entry_by_id(id).await,
+                    None => Ok(None),
+                }
+            },
+        )
+        .await?;
+        if let Some(receipt) = &delivery.receipt {
+            return repeated(receipt, &event.conversation_uuid, &delivery);
+        }
+        if let Some(conversation) = delivery.conversation {
+            // The same conversation under another eventId: it is recorded once.
+            return Ok(Ingested::answer(Some(conversation.phone_call_id)));
+        }
+        let entry = completable_entry(portal_id, entry_id, entry);
+        let (client_id, is_unknown) = match &entry {
+            // The entry names its client; the number dialled is the one the scheduler chose.
+            Some(due) => (due.entry.client_id, false),
+            None => {
+                let matches = store
+                    .clients_by_number(portal_id, event.client_number())
+                    .await?;
+                match client_for_number(&matches, event.client_number()) {
+                    Some(client_id) => (client_id, false),
+                    None => (0, true),
+                }
+            }
+        };
+        let mut call = PhoneCall {
+            id: 0,
+            start_date: event.start_date,
+            end_date: Some(event.end_date),
+            from_number: Some(event.from_number.clone()),
+            to_number: Some(event.to_number.clone()),
+            uuid: Some(uuid::Uuid::new_v4().to_string()),
+            client_id,
+            dynamic_variables: event
+                .dynamic_variables
+                .as_ref()
+                .map(|variables| serde_json::Value::Object(variables.clone()).to_string()),
+            connected_to: delivery.connected_to.map(|c| c.phone_call_id),
+            conversation_uuid: Some(event.conversation_uuid.clone()),
+            is_unknown,
+            portal_id,
+            ..PhoneCall::default()
+        };
+        if let Some(held) = &delivery.held {
+            held.analysis.apply(&mut call);
+        }
+        let completion = match entry {
+            Some(entry) => {
+                let answers = match &delivery.held {
+                    Some(held) if !held.analysis.answers.is_empty() => {
+                        let questions = store.questions(entry.entry.questionnaire_id).await?;
+                        held.analysis.answer_records(entry.entry.id, &questions)
+                    }
+                    _ => Vec::new(),
+                };
+                Some(EntryCompletion { entry, answers })
+            }
+            None => {
+                warn_unplaced_answers(delivery.held.as_ref().map(|h| &h.analysis.answers));
+                None
+            }
+        };
+        let new = NewCall {
+            portal_id,
+            event_id: event.event_id.clone(),
+            call,
+            lines: event
+                .transcript
+                .iter()
+                .map(|line| TranscriptLine {
+                    id: 0,
+                    created_at: line.created_at,
+                    by: line.by.clone(),
+                    message: line.message.clone(),
+                    phone_call_id: 0,
+                    category: line.category,
+                })
+                .collect(),
+            requests: event
+                .requests
+                .iter()
+                .map(|raised| NewRequest {
+                    line_index: raised.transcript_line_index,
+                    request: raised.request.clone(),
+                })
+                .collect(),
+            completion,
+            held_event_id: delivery.held.as_ref().map(|held| held.event_id.clone()),
+        };
+        match store.record_call(&new).await {
+            Ok(call_id) => {
+                tracing::info!(
+                    portal_id,
+                    call_id,
+                    lines = new.lines.len(),
+                    requests = new.requests.len(),
+                    is_unknown,
+                    entry_completed = new.completion.is_some(),
+                    analysis_merged = new.held_event_id.is_some(),
+                    "call recorded"
+                );
+                return Ok(Ingested::answer(Some(call_id)));
+            }
+            Err(StoreError::ConditionFailed) => continue,
+            Err(other) => return Err(other.into()),
+        }
+    }
+    Err(kept_changing())
+}
+
+/// The entry a questionnaire call completes: one of this portal's entries that no call has
+/// completed yet. Anything else is logged, and the call is recorded as an ordinary one.
+fn completable_entry(
+    portal_id: i32,
+    entry_id: Option<i32>,
+    found: Option<DueEntry>,
+) -> Option<DueEntry> {
+    let entry_id = entry_id?;
+    match found {
+        Some(due) if due.portal_id == portal_id && due.entry.phone_call_id.is_none() => Some(due),
+        Some(due) if due.portal_id == portal_id => {
+            tracing::warn!(
+                portal_id,
+                entry_id,
+                "questionnaire entry already completed by another call"
+            );
+            None
+        }
+        _ => {
+            tracing::warn!(
+                portal_id,
+                entry_id,
+                "questionnaire entry not found in this portal"
+            );
+            None
+        }
+    }
+}
+
+/// The client a number belongs to: the one live client with it as `primaryNumber`, else the
+/// one with it as `phone`. Several at the same level (a shared landline) is not a match:
+/// the call stays unknown for staff to fix rather than going to the wrong person.
+pub fn client_for_number(clients: &[Client], number: &str) -> Option<i32> {
+    let only = |field: fn(&Client) -> Option<&str>| {
+        let mut found = clients
+            .iter()
+            .filter(|client| !client.is_deleted && field(client) == Some(number));
+        match (found.next(), found.next()) {
+            (Some(client), None) => Some(Some(client.id)),
+            (Some(_), Some(_)) => Some(None),
+            _ => None,
+        }
+    };
+    only(|c| c.primary_number.as_deref())
+        .or_else(|| only(|c| c.phone.as_deref()))
+        .flatten()
+}
+
+fn warn_unplaced_answers(answers: Option<&Vec<shared::store::GivenAnswer>>) {
+    if let Some(answers) = answers.filter(|answers| !answers.is_empty()) {
+        tracing::warn!(
+            answers = answers.len(),
+            "answers on a call that completed no questionnaire entry are not stored"
+        );
+    }
+}
+
+async fn call_analyzed(
+    state: &IntegrationsState,
+    portal_id: i32,
+    event: &CallAnalyzed,
+) -> Result<JsonResponse<Ingested>, ApiError> {
+    let store = &state.store;
+    let analysis = event.analysis();
+    for _ in 0..ATTEMPTS {
+        let delivery = store
+            .delivery_state(portal_id, &event.event_id, &event.conversation_uuid, None)
+            .await?;
+        if let Some(receipt) = &delivery.receipt {
+            return repeated(receipt, &event.conversation_uuid, &delivery);
+        }
+        let result = match delivery.conversation {
+            Some(conversation) => {
+                let answers = match conversation.entry {
+                    Some(entry) if !analysis.answers.is_empty() => {
+                        let questions = store.questions(entry.questionnaire_id).await?;
+                        analysis.answer_records(entry.entry_id, &questions)
+                    }
+                    Some(_) => Vec::new(),
+                    None => {
+                        warn_unplaced_answers(Some(&analysis.answers));
+                        Vec::new()
+                    }
+                };
+                let recorded = RecordedAnalysis {
+                    portal_id,
+                    event_id: event.event_id.clone(),
+                    conversation_uuid: event.conversation_uuid.clone(),
+                    conversation,
+                    analysis: analysis.clone(),
+                    answers,
+                };
+                store
+                    .apply_analysis(&recorded)
+                    .await
+                    .map(|()| Some(conversation.phone_call_id))
+            }
+            None => {
+                let held = HeldAnalysis {
+                    event_id: event.event_id.clone(),
+                    analysis: analysis.clone(),
+                };
+                store
+                    .hold_analysis(portal_id, &event.conversation_uuid, &held)
+                    .await
+                    .map(|()| None)
+            }
+        };
+        match result {
+            Ok(phone_call_id) => {
+                tracing::info!(
+                    portal_id,
+                    phone_call_id,
+                    answers = analysis.answers.len(),
+                    held = phone_call_id.is_none(),
+                    "call analysis received"
+                );
+                return Ok(Ingested::answer(phone_call_id));
+            }
+            Err(StoreError::ConditionFailed) => continue,
+            Err(other) => return Err(other.into()),
+        }
+    }
+    Err(kept_changing())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(id: i32, phone: Option<&str>, primary: Option<&str>) -> Client {
+        Client {
+            id,
+            phone: phone.map(str::to_string),
+            primary_number: primary.map(str::to_string),
+            ..Client::default()
+        }
+    }
+
+    #[test]
+    fn a_number_belongs_to_the_one_client_holding_it_primary_numbers_first() {
+        let number = "+46701234567";
+        let alone = [client(1, Some(number), None)];
+        assert_eq!(client_for_number(&alone, number), Some(1));
+        let primary_wins = [client(1, Some(number), None), client(2, None, Some(number))];
+        assert_eq!(client_for_number(&primary_wins, number), Some(2));
+    }
+
+    #[test]
+    fn a_shared_number_or_a_deleted_client_is_no_match() {
+        let number = "+4687001000";
+        let couple = [client(1, Some(number), None), client(2, Some(number), None)];
+        assert_eq!(client_for_number(&couple, number), None);
+        let mut gone = client(3, Some(number), None);
+        gone.is_deleted = true;
+        assert_eq!(client_for_number(&[gone], number), None);
+        assert_eq!(client_for_number(&[], number), None);
+    }
+}

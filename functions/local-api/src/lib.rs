@@ -65,6 +65,8 @@ pub struct LocalApi {
     pub otp_key: Arc<[u8]>,
     /// The master secret portals' import secrets derive from (`IMPORT_SECRET`).
     pub import_master: Arc<[u8]>,
+    /// The master secret portals' webhook secrets derive from (`WEBHOOK_SECRET`).
+    pub webhook_master: Arc<[u8]>,
     pub time_zone: chrono_tz::Tz,
     /// Where scheduler passes send call attempts: the outbox, unless replaced.
     pub dialler: Arc<dyn Dialler>,
@@ -80,8 +82,9 @@ fn random_key() -> Arc<[u8]> {
 }
 
 impl LocalApi {
-    /// A local API with fresh random keys, a random import master secret (replace it with
-    /// `with_import_master`), and contact windows in Europe/Stockholm.
+    /// A local API with fresh random keys, random import and webhook master secrets (replace
+    /// them with `with_import_master` and `with_webhook_master`), and contact windows in
+    /// Europe/Stockholm.
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, region: DefaultRegion) -> Self {
         let outbox = Outbox::new(clock.clone());
         Self {
@@ -94,6 +97,7 @@ impl LocalApi {
             region,
             otp_key: random_key(),
             import_master: random_key(),
+            webhook_master: random_key(),
             time_zone: chrono_tz::Europe::Stockholm,
             reranker: None,
         }
@@ -102,6 +106,16 @@ impl LocalApi {
     pub fn with_import_master(mut self, master: &[u8]) -> Self {
         self.import_master = master.to_vec().into();
         self
+    }
+
+    pub fn with_webhook_master(mut self, master: &[u8]) -> Self {
+        self.webhook_master = master.to_vec().into();
+        self
+    }
+
+    /// The secret the voice platform signs `portal_id`'s deliveries with.
+    pub fn webhook_secret(&self, portal_id: i32) -> String {
+        shared::webhook::portal_webhook_secret(&self.webhook_master, portal_id)
     }
 
     pub fn with_time_zone(mut self, zone: chrono_tz::Tz) -> Self {
@@ -189,6 +203,15 @@ impl LocalApi {
         }
     }
 
+    pub fn integrations_state(&self) -> integrations::IntegrationsState {
+        integrations::IntegrationsState {
+            store: self.store.clone(),
+            clock: self.clock.clone(),
+            webhook_master: self.webhook_master.clone(),
+            region: self.region,
+        }
+    }
+
     pub fn scheduler(&self) -> Scheduler {
         Scheduler {
             store: self.store.clone(),
@@ -206,7 +229,8 @@ impl LocalApi {
             .merge(portals::routes(self.portals_state()))
             .merge(contact_details::routes(self.contact_details_state()))
             .merge(questionnaires::routes(self.questionnaires_state()))
-            .merge(organisations::routes(self.organisations_state()));
+            .merge(organisations::routes(self.organisations_state()))
+            .merge(integrations::routes(self.integrations_state()));
         let outbox = self.outbox.clone();
         let dev = Router::new()
             .route(

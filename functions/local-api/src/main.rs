@@ -48,6 +48,19 @@ fn env_or(name: &str, default: &str) -> String {
         .unwrap_or_else(|| default.into())
 }
 
+/// A master secret from the environment, if set and not empty.
+fn env_secret(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|s| !s.is_empty())
+}
+
+fn from_env_or_random(from_env: bool, name: &str) -> String {
+    if from_env {
+        format!(" from {name}")
+    } else {
+        format!(", random for this run; set {name} to keep them")
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
     shared::runtime::init_tracing();
@@ -80,11 +93,13 @@ async fn main() -> Result<(), BoxError> {
         let sdk = shared::runtime::aws_config().await;
         api.reranker = organisations::bedrock_reranker(&sdk, |name| std::env::var(name).ok());
     }
-    let import_master = std::env::var("IMPORT_SECRET")
-        .ok()
-        .filter(|s| !s.is_empty());
+    let import_master = env_secret("IMPORT_SECRET");
     if let Some(master) = &import_master {
         api = api.with_import_master(master.as_bytes());
+    }
+    let webhook_master = env_secret("WEBHOOK_SECRET");
+    if let Some(master) = &webhook_master {
+        api = api.with_webhook_master(master.as_bytes());
     }
 
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
@@ -99,14 +114,17 @@ async fn main() -> Result<(), BoxError> {
     }
     println!(
         "import secrets (POST /portals/import-clients){}:",
-        if import_master.is_some() {
-            " from IMPORT_SECRET"
-        } else {
-            ", random for this run; set IMPORT_SECRET to keep them"
-        }
+        from_env_or_random(import_master.is_some(), "IMPORT_SECRET")
     );
     for portal in &seed.portals {
         println!("  portal {}  {}", portal.id, api.import_secret(portal.id));
+    }
+    println!(
+        "webhook secrets (POST /integrations/voice/events, X-Portal-Id + X-Signature){}:",
+        from_env_or_random(webhook_master.is_some(), "WEBHOOK_SECRET")
+    );
+    for portal in &seed.portals {
+        println!("  portal {}  {}", portal.id, api.webhook_secret(portal.id));
     }
     axum::serve(listener, api.router())
         .with_graceful_shutdown(async {

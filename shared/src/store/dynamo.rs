@@ -20,6 +20,9 @@
 //!   `gsi1sk = {nextTryAt}#{id}` (sparse: closed entries leave it). While a scheduler pass holds
 //!   an attempt the entry carries `pending` and is indexed at the lease's end instead. Every
 //!   entry, open or closed, is also in `gsi2` under `gsi2pk = QENTRY#{id}`.
+//! - Call ingestion, per portal: `PORTAL#{id}` / `EVENT#{eventId}` (receipt of a processed
+//!   delivery), `CONV#{conversationUuid}` (the call a conversation became, and the entry it
+//!   completed), `ANALYSIS#{conversationUuid}` (an analysis that arrived before its call).
 //! - `COUNTER` / `{kind}`: id counters (`value`).
 //!
 //! Auth table (`pk`, TTL attribute `ttl`): `SESSION#{sha256}`, `SESSIONS#{account}` (the
@@ -53,6 +56,7 @@ use super::{
 };
 use super::{CallTargets, Claim, DueEntry, OrganisationStore, PendingAttempt, SchedulerStore};
 use super::{CountedCall, FixLookup, FixTarget, IngestStore};
+use super::{DeliveryState, HeldAnalysis, NewCall, RecordedAnalysis};
 use crate::config::Tables;
 use crate::fixture::Seed;
 use crate::fixture::counters;
@@ -162,6 +166,21 @@ mod keys {
     /// Every entry, open or closed, under its id in `gsi2`.
     pub fn entry_id(entry_id: i32) -> String {
         format!("QENTRY#{}", padded(entry_id))
+    }
+    pub fn answer(entry_id: i32, question_id: i32) -> String {
+        format!("ANSWER#{}#{}", padded(entry_id), padded(question_id))
+    }
+    /// A delivery from the voice platform that was processed (its receipt).
+    pub fn event(event_id: &str) -> String {
+        format!("EVENT#{event_id}")
+    }
+    /// A conversation recorded as a call, by the platform's conversation uuid.
+    pub fn conversation(uuid: &str) -> String {
+        format!("CONV#{uuid}")
+    }
+    /// An analysis waiting for its conversation's call.
+    pub fn held_analysis(uuid: &str) -> String {
+        format!("ANALYSIS#{uuid}")
     }
     /// A closed entry (called, or out of attempts), kept for the record.
     pub fn closed_entry(entry_id: i32) -> String {
@@ -888,6 +907,51 @@ fn data_keys(pk: String, sk: String, gsi1: Option<(String, String)>) -> Item {
     item
 }
 
+/// A call's items: its transcript lines and its record (without transcript). A leg connected
+/// to another call is also listed, record and lines, under that call in `gsi1`.
+fn call_items(call: &PhoneCall, lines: &[TranscriptLine]) -> StoreResult<(Vec<Item>, Item)> {
+    let pk = keys::call(call.id);
+    let connected = |sk: &str| {
+        call.connected_to
+            .map(|to| (keys::connected_to(to), format!("{pk}#{sk}")))
+    };
+    let line_items = lines
+        .iter()
+        .map(|line| {
+            let sk = keys::line(line.id);
+            to_item(line, data_keys(pk.clone(), sk.clone(), connected(&sk)))
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
+    let bare = PhoneCall {
+        transcript: None,
+        ..call.clone()
+    };
+    let record = to_item(
+        &bare,
+        data_keys(pk.clone(), keys::META.into(), connected(keys::META)),
+    )?;
+    Ok((line_items, record))
+}
+
+fn request_item(request: &ClientRequest) -> StoreResult<Item> {
+    let keys = data_keys(
+        keys::call(request.phone_call_id),
+        keys::request(request.id),
+        None,
+    );
+    to_item(request, keys)
+}
+
+/// An answer, kept with the entries of the client's portal.
+fn answer_item(questionnaire_id: i32, portal_id: i32, answer: &Answer) -> StoreResult<Item> {
+    let keys = data_keys(
+        keys::questionnaire_portal(questionnaire_id, portal_id),
+        keys::answer(answer.questionnaire_call_id, answer.question_id),
+        None,
+    );
+    to_item(answer, keys)
+}
+
 /// Every item a fixture becomes, in the layout described at the top of this module.
 fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
     let mut items = Vec::new();
@@ -923,34 +987,13 @@ fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
         }
     }
     for call in &seed.phone_calls {
-        let pk = keys::call(call.id);
-        let connected = |sk: &str| {
-            call.connected_to
-                .map(|to| (keys::connected_to(to), format!("{pk}#{sk}")))
-        };
-        for line in call.transcript.iter().flatten() {
-            let sk = keys::line(line.id);
-            items.push(to_item(
-                line,
-                data_keys(pk.clone(), sk.clone(), connected(&sk)),
-            )?);
-        }
-        let bare = PhoneCall {
-            transcript: None,
-            ..call.clone()
-        };
-        items.push(to_item(
-            &bare,
-            data_keys(pk.clone(), keys::META.into(), connected(keys::META)),
-        )?);
+        let lines = call.transcript.as_deref().unwrap_or_default();
+        let (line_items, record) = call_items(call, lines)?;
+        items.extend(line_items);
+        items.push(record);
     }
     for request in &seed.client_requests {
-        let keys = data_keys(
-            keys::call(request.phone_call_id),
-            keys::request(request.id),
-            None,
-        );
-        items.push(to_item(request, keys)?);
+        items.push(request_item(request)?);
     }
     for detail in &seed.contact_details {
         let keys = data_keys(
@@ -986,16 +1029,7 @@ fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
                 .get(&answer.questionnaire_call_id)
                 .copied()
                 .unwrap_or(0);
-            let keys = data_keys(
-                keys::questionnaire_portal(questionnaire.id, portal),
-                format!(
-                    "ANSWER#{}#{}",
-                    padded(answer.questionnaire_call_id),
-                    padded(answer.question_id)
-                ),
-                None,
-            );
-            items.push(to_item(answer, keys)?);
+            items.push(answer_item(questionnaire.id, portal, answer)?);
         }
     }
     Ok(items)
@@ -1633,6 +1667,43 @@ impl DynamoStore {
             .map_err(build_error)
     }
 
+    /// A transaction's check that one data-table item is in a given state.
+    fn data_check(
+        &self,
+        item_key: Item,
+        condition: &str,
+        expression: Expression,
+    ) -> StoreResult<TransactWriteItem> {
+        let (names, values) = expression.into_parts();
+        ConditionCheck::builder()
+            .table_name(&self.tables.data)
+            .set_key(Some(item_key))
+            .condition_expression(condition)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .build()
+            .map(|check| TransactWriteItem::builder().condition_check(check).build())
+            .map_err(build_error)
+    }
+
+    fn data_delete(
+        &self,
+        item_key: Item,
+        condition: &str,
+        expression: Expression,
+    ) -> StoreResult<TransactWriteItem> {
+        let (names, values) = expression.into_parts();
+        Delete::builder()
+            .table_name(&self.tables.data)
+            .set_key(Some(item_key))
+            .condition_expression(condition)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .build()
+            .map(txn_delete)
+            .map_err(build_error)
+    }
+
     fn data_put(&self, item: Item, condition: Option<&str>) -> StoreResult<TransactWriteItem> {
         Put::builder()
             .table_name(&self.tables.data)
@@ -2031,16 +2102,7 @@ impl OrganisationStore for DynamoStore {
         let live = "attribute_exists(pk) AND #deleted = :false";
         writes.push(if assignments.is_empty() {
             // Nothing to change on the client, but the fix still needs it alive.
-            let (names, values) = expression.into_parts();
-            ConditionCheck::builder()
-                .table_name(&self.tables.data)
-                .set_key(Some(client_key))
-                .condition_expression(live)
-                .set_expression_attribute_names(names)
-                .set_expression_attribute_values(values)
-                .build()
-                .map(|check| TransactWriteItem::builder().condition_check(check).build())
-                .map_err(build_error)?
+            self.data_check(client_key, live, expression)?
         } else {
             self.data_update(
                 client_key,
@@ -2093,6 +2155,125 @@ impl DynamoStore {
 
 // ---- call ingestion -----------------------------------------------------------------------
 
+/// The receipt of a processed delivery: which conversation it was for.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReceiptItem {
+    conversation_uuid: String,
+}
+
+impl DynamoStore {
+    fn receipt_put(
+        &self,
+        portal_id: i32,
+        event_id: &str,
+        uuid: &str,
+    ) -> StoreResult<TransactWriteItem> {
+        let receipt = ReceiptItem {
+            conversation_uuid: uuid.to_string(),
+        };
+        let item = to_item(
+            &receipt,
+            data_keys(keys::portal(portal_id), keys::event(event_id), None),
+        )?;
+        self.data_put(item, Some("attribute_not_exists(pk)"))
+    }
+
+    /// The held analysis of a conversation is still as read: the same one (consumed by this
+    /// write), or none.
+    fn held_as_read(
+        &self,
+        portal_id: i32,
+        uuid: &str,
+        held_event_id: Option<&str>,
+    ) -> StoreResult<TransactWriteItem> {
+        let held_key = key(keys::portal(portal_id), Some(&keys::held_analysis(uuid)));
+        let mut expression = Expression::default();
+        match held_event_id {
+            Some(event_id) => {
+                expression
+                    .name("#held", "eventId")
+                    .value(":held", s(event_id));
+                self.data_delete(held_key, "#held = :held", expression)
+            }
+            None => self.data_check(held_key, "attribute_not_exists(pk)", expression),
+        }
+    }
+
+    /// Completes an entry with a call: an open entry moves to its closed key if it is still as
+    /// read; a closed one (out of attempts) gets the call if it has none yet.
+    fn completion_writes(
+        &self,
+        due: &DueEntry,
+        call_id: i32,
+    ) -> StoreResult<Vec<TransactWriteItem>> {
+        let completed = QuestionnaireClientEntry {
+            phone_call_id: Some(call_id),
+            next_try_at: None,
+            ..due.entry.clone()
+        };
+        let item = entry_item(&completed, due.portal_id, &due.schedule)?;
+        if due.is_open() {
+            let mut expression = Expression::default();
+            let condition = entry_as_read(due, &mut expression)?;
+            return Ok(vec![
+                self.data_delete(open_entry_key(due), condition, expression)?,
+                self.data_put(item, None)?,
+            ]);
+        }
+        let mut expression = Expression::default();
+        expression
+            .name("#id", "id")
+            .name("#call", "phoneCallId")
+            .value(":id", n(due.entry.id))
+            .value(":null", s("NULL"));
+        let (names, values) = expression.into_parts();
+        Put::builder()
+            .table_name(&self.tables.data)
+            .set_item(Some(item))
+            .condition_expression(
+                "#id = :id AND (attribute_not_exists(#call) OR attribute_type(#call, :null))",
+            )
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .build()
+            .map(|put| vec![txn_put(put)])
+            .map_err(build_error)
+    }
+
+    /// Deletes items a failed ingestion wrote ahead of its call record, which no reader can
+    /// reach; best effort, since they are invisible either way.
+    async fn remove_unreachable(&self, keys: Vec<Item>) {
+        for chunk in keys.chunks(TRANSACTION_LIMIT) {
+            let deletes = chunk
+                .iter()
+                .map(|item_key| {
+                    Delete::builder()
+                        .table_name(&self.tables.data)
+                        .set_key(Some(item_key.clone()))
+                        .build()
+                        .map(txn_delete)
+                        .map_err(build_error)
+                })
+                .collect::<StoreResult<Vec<_>>>();
+            let result = match deletes {
+                Ok(deletes) => self.transact(deletes).await,
+                Err(error) => Err(error),
+            };
+            if let Err(error) = result {
+                tracing::warn!(error = %error, items = chunk.len(), "unreachable call items left behind");
+            }
+        }
+    }
+}
+
+fn item_key(item: &Item) -> Item {
+    ["pk", "sk"]
+        .iter()
+        .filter_map(|name| Some((name.to_string(), item.get(*name)?.clone())))
+        .collect()
+}
+
 #[async_trait]
 impl IngestStore for DynamoStore {
     async fn entry_by_id(&self, entry_id: i32) -> StoreResult<Option<DueEntry>> {
@@ -2106,6 +2287,274 @@ impl IngestStore for DynamoStore {
         .next()
         .map(due_entry_from_item)
         .transpose()
+    }
+
+    async fn delivery_state(
+        &self,
+        portal_id: i32,
+        event_id: &str,
+        conversation_uuid: &str,
+        connected_uuid: Option<&str>,
+    ) -> StoreResult<DeliveryState> {
+        let pk = keys::portal(portal_id);
+        let own = keys::conversation(conversation_uuid);
+        let connected = connected_uuid
+            .map(keys::conversation)
+            .filter(|connected| *connected != own);
+        let mut wanted = vec![
+            key(pk.clone(), Some(&keys::event(event_id))),
+            key(pk.clone(), Some(&own)),
+            key(pk.clone(), Some(&keys::held_analysis(conversation_uuid))),
+        ];
+        if let Some(connected) = &connected {
+            wanted.push(key(pk.clone(), Some(connected)));
+        }
+        let mut state = DeliveryState::default();
+        for item in self.batch_get_data(wanted).await? {
+            let sk = sk_of(&item).to_string();
+            if sk.starts_with("EVENT#") {
+                state.receipt = Some(from_item::<ReceiptItem>(item)?.conversation_uuid);
+            } else if sk.starts_with("ANALYSIS#") {
+                state.held = Some(from_item(item)?);
+            } else if sk == own {
+                state.conversation = Some(from_item(item)?);
+            } else if connected.as_deref() == Some(sk.as_str()) {
+                state.connected_to = Some(from_item(item)?);
+            }
+        }
+        Ok(state)
+    }
+
+    async fn clients_by_number(&self, portal_id: i32, number: &str) -> StoreResult<Vec<Client>> {
+        let items: Vec<Item> = self
+            .client
+            .query()
+            .table_name(&self.tables.data)
+            .key_condition_expression("pk = :pk AND sk BETWEEN :from AND :to")
+            .filter_expression("#deleted = :false AND (#phone = :number OR #primary = :number)")
+            .expression_attribute_names("#deleted", "isDeleted")
+            .expression_attribute_names("#phone", "phone")
+            .expression_attribute_names("#primary", "primaryNumber")
+            .expression_attribute_values(":pk", s(keys::portal(portal_id)))
+            .expression_attribute_values(":from", s(keys::client(0)))
+            .expression_attribute_values(":to", s(keys::CLIENTS_END))
+            .expression_attribute_values(":false", AttributeValue::Bool(false))
+            .expression_attribute_values(":number", s(number))
+            .consistent_read(true)
+            .into_paginator()
+            .items()
+            .send()
+            .try_collect()
+            .await
+            .map_err(classify)?;
+        items
+            .into_iter()
+            .map(|mut item| {
+                item.remove(CALL_STATS);
+                from_item(item)
+            })
+            .collect()
+    }
+
+    async fn questions(&self, questionnaire_id: i32) -> StoreResult<Vec<Question>> {
+        self.query_all(
+            None,
+            "pk = :pk AND begins_with(sk, :question)",
+            vec![
+                (":pk", s(keys::questionnaire(questionnaire_id))),
+                (":question", s("QUESTION#")),
+            ],
+        )
+        .await?
+        .into_iter()
+        .map(from_item)
+        .collect()
+    }
+
+    async fn record_call(&self, new: &NewCall) -> StoreResult<i32> {
+        let uuid =
+            new.call.conversation_uuid.as_deref().ok_or_else(|| {
+                StoreError::Corrupt("a call to record has no conversation".into())
+            })?;
+        let reserve = |kind: &'static str, count: usize| async move {
+            if count == 0 {
+                Ok(0)
+            } else {
+                self.reserve_ids(kind, count).await
+            }
+        };
+        let (call_id, first_line, first_request) = futures::future::try_join3(
+            reserve(counters::PHONE_CALL, 1),
+            reserve(counters::TRANSCRIPT_LINE, new.lines.len()),
+            reserve(counters::CLIENT_REQUEST, new.requests.len()),
+        )
+        .await?;
+        let call = PhoneCall {
+            id: call_id,
+            transcript: None,
+            ..new.call.clone()
+        };
+        let lines: Vec<TranscriptLine> = (first_line..)
+            .zip(&new.lines)
+            .map(|(id, line)| TranscriptLine {
+                id,
+                phone_call_id: call_id,
+                ..line.clone()
+            })
+            .collect();
+        let (mut ahead, record) = call_items(&call, &lines)?;
+        for (id, raised) in (first_request..).zip(&new.requests) {
+            ahead.push(request_item(&raised.record(id, &call, &lines)?)?);
+        }
+
+        let portal_pk = keys::portal(new.portal_id);
+        let conversation = to_item(
+            &new.conversation(call_id),
+            data_keys(portal_pk, keys::conversation(uuid), None),
+        )?;
+        let mut last = vec![
+            self.data_put(record, Some("attribute_not_exists(pk)"))?,
+            self.data_put(conversation, Some("attribute_not_exists(pk)"))?,
+            self.receipt_put(new.portal_id, &new.event_id, uuid)?,
+            self.held_as_read(new.portal_id, uuid, new.held_event_id.as_deref())?,
+        ];
+        if let Some(counted) = CountedCall::of(&call) {
+            let mut expression = Expression::default();
+            expression
+                .name("#stats", CALL_STATS)
+                .name("#call", &CountedCall::key(call_id))
+                .value(":counted", encode(&counted)?);
+            last.push(self.data_update(
+                key(
+                    keys::portal(call.portal_id),
+                    Some(&keys::client(call.client_id)),
+                ),
+                "SET #stats.#call = :counted",
+                "attribute_exists(pk)",
+                expression,
+            )?);
+        }
+        if let Some(completion) = &new.completion {
+            let due = &completion.entry;
+            last.extend(self.completion_writes(due, call_id)?);
+            for answer in &completion.answers {
+                // Answers go last, so that they share the call's transaction when they fit.
+                ahead.push(answer_item(
+                    due.entry.questionnaire_id,
+                    due.portal_id,
+                    answer,
+                )?);
+            }
+        }
+
+        // Lines and requests are unreachable until the call record exists, so they go ahead
+        // in full transactions; the final one holds what must appear together, filled up
+        // with the rest.
+        let room = TRANSACTION_LIMIT.saturating_sub(last.len());
+        let split = ahead.len().saturating_sub(room);
+        let late = ahead.split_off(split);
+        let call_pk = keys::call(call_id);
+        let mut written = Vec::new();
+        for chunk in ahead.chunks(TRANSACTION_LIMIT) {
+            let puts = chunk
+                .iter()
+                .map(|item| self.data_put(item.clone(), None))
+                .collect::<StoreResult<Vec<_>>>()?;
+            if let Err(error) = self.transact(puts).await {
+                self.remove_unreachable(written).await;
+                return Err(error);
+            }
+            written.extend(
+                chunk
+                    .iter()
+                    .filter(|item| pk_of(item) == call_pk)
+                    .map(item_key),
+            );
+        }
+        for item in late {
+            last.push(self.data_put(item, None)?);
+        }
+        match self.transact(last).await {
+            Ok(()) => Ok(call_id),
+            Err(error) => {
+                self.remove_unreachable(written).await;
+                Err(error)
+            }
+        }
+    }
+
+    async fn hold_analysis(
+        &self,
+        portal_id: i32,
+        conversation_uuid: &str,
+        held: &HeldAnalysis,
+    ) -> StoreResult<()> {
+        let pk = keys::portal(portal_id);
+        let held_item = to_item(
+            held,
+            data_keys(pk.clone(), keys::held_analysis(conversation_uuid), None),
+        )?;
+        let writes = vec![
+            self.data_put(held_item, None)?,
+            self.receipt_put(portal_id, &held.event_id, conversation_uuid)?,
+            self.data_check(
+                key(pk, Some(&keys::conversation(conversation_uuid))),
+                "attribute_not_exists(pk)",
+                Expression::default(),
+            )?,
+        ];
+        self.transact(writes).await
+    }
+
+    async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<()> {
+        let analysis = &recorded.analysis;
+        let mut expression = Expression::default();
+        let mut assignments = Vec::new();
+        let fields = [
+            ("summary", encode(&analysis.summary)?),
+            ("purpose", encode(&analysis.purpose)?),
+            ("confidence", n(analysis.confidence)),
+            ("confidenceReason", encode(&analysis.confidence_reason)?),
+            ("satisfaction", n(analysis.satisfaction)),
+            ("satisfactionReason", encode(&analysis.satisfaction_reason)?),
+            ("name", encode(&analysis.name)?),
+        ];
+        for (i, (name, value)) in fields.into_iter().enumerate() {
+            expression
+                .name(&format!("#f{i}"), name)
+                .value(&format!(":f{i}"), value);
+            assignments.push(format!("#f{i} = :f{i}"));
+        }
+        let call_id = recorded.conversation.phone_call_id;
+        let mut writes = vec![
+            self.data_update(
+                key(keys::call(call_id), Some(keys::META)),
+                &format!("SET {}", assignments.join(", ")),
+                "attribute_exists(pk)",
+                expression,
+            )?,
+            self.receipt_put(
+                recorded.portal_id,
+                &recorded.event_id,
+                &recorded.conversation_uuid,
+            )?,
+        ];
+        if let Some(entry) = recorded.conversation.entry {
+            for answer in &recorded.answers {
+                let item = answer_item(entry.questionnaire_id, recorded.portal_id, answer)?;
+                writes.push(self.data_put(item, None)?);
+            }
+        }
+        if writes.len() > TRANSACTION_LIMIT {
+            return Err(StoreError::Backend(
+                format!(
+                    "an analysis with {} answers does not fit one transaction",
+                    recorded.answers.len()
+                )
+                .into(),
+            ));
+        }
+        self.transact(writes).await
     }
 }
 
@@ -2124,16 +2573,8 @@ impl DynamoStore {
             next_try_at: None,
             ..due.entry.clone()
         };
-        let delete = Delete::builder()
-            .table_name(&self.tables.data)
-            .set_key(Some(open_entry_key(due)))
-            .condition_expression(condition)
-            .set_expression_attribute_names(Some(expression.names))
-            .set_expression_attribute_values(Some(expression.values))
-            .build()
-            .map_err(build_error)?;
         let writes = vec![
-            txn_delete(delete),
+            self.data_delete(open_entry_key(due), condition, expression)?,
             self.data_put(entry_item(&closed, due.portal_id, schedule)?, None)?,
         ];
         match self.transact(writes).await {

@@ -2,12 +2,17 @@
 //! same semantics (conditional writes, all-or-nothing transactions, expiry checked on read).
 
 pub mod dynamo;
+pub mod ingest;
 pub mod memory;
 pub mod schema;
 
 use async_trait::async_trait;
 
 use crate::fixture::Seed;
+pub use ingest::{
+    Analysis, Conversation, DeliveryState, EntryCompletion, EntryRef, GivenAnswer, HeldAnalysis,
+    NewCall, NewRequest, RecordedAnalysis,
+};
 use std::collections::{BTreeMap, HashMap};
 
 use crate::records::{
@@ -500,6 +505,13 @@ pub struct DueEntry {
     pub pending: Option<PendingAttempt>,
 }
 
+impl DueEntry {
+    /// Still under its open key: to be called, or its last attempt claimed and unconfirmed.
+    pub fn is_open(&self) -> bool {
+        self.pending.is_some() || entry_is_open(&self.entry, &self.schedule)
+    }
+}
+
 /// What a claim writes: the attempt, how long the claiming pass holds it, and the entry's next
 /// try after it (`None`: this is the last attempt, and confirming it closes the entry).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -535,13 +547,39 @@ pub trait SchedulerStore: Send + Sync + 'static {
     async fn close_entry(&self, due: &DueEntry) -> StoreResult<bool>;
 }
 
-/// Call ingestion's reads and writes (issue 9, being built): today, finding the questionnaire
-/// entry an ingested call names by id.
+/// Call ingestion's reads and writes, always within the portal that signed the delivery.
 #[async_trait]
 pub trait IngestStore: Send + Sync + 'static {
     /// The entry with this id, open or closed, as it is stored (with its portal, schedule and
     /// any attempt a scheduler pass holds); `None` when no entry has the id.
     async fn entry_by_id(&self, entry_id: i32) -> StoreResult<Option<DueEntry>>;
+    /// Everything a delivery depends on, in one read: its receipt, its conversation, a held
+    /// analysis of it, and the conversation it is a leg of.
+    async fn delivery_state(
+        &self,
+        portal_id: i32,
+        event_id: &str,
+        conversation_uuid: &str,
+        connected_uuid: Option<&str>,
+    ) -> StoreResult<DeliveryState>;
+    /// The portal's live clients whose `phone` or `primaryNumber` is `number` (E.164); their
+    /// derived call fields are not computed.
+    async fn clients_by_number(&self, portal_id: i32, number: &str) -> StoreResult<Vec<Client>>;
+    async fn questions(&self, questionnaire_id: i32) -> StoreResult<Vec<Question>>;
+    /// Records the call and returns its id. `ConditionFailed`, with nothing visible, when the
+    /// delivery state or the entry changed since they were read.
+    async fn record_call(&self, call: &NewCall) -> StoreResult<i32>;
+    /// Keeps an analysis whose call has not arrived, with the delivery's receipt.
+    /// `ConditionFailed` when the conversation was recorded or the event received meanwhile.
+    async fn hold_analysis(
+        &self,
+        portal_id: i32,
+        conversation_uuid: &str,
+        held: &HeldAnalysis,
+    ) -> StoreResult<()>;
+    /// Writes an analysis onto its recorded call, its answers to the call's entry, and the
+    /// delivery's receipt; `ConditionFailed` when the event was received meanwhile.
+    async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<()>;
 }
 
 /// Loads a validated fixture; counters continue above the ids it holds.

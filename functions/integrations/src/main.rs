@@ -1,0 +1,9 @@
+//! Lambda entry point of the integrations function.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::runtime::init_tracing();
+    let platform = shared::runtime::Platform::from_env().await?;
+    let state = integrations::IntegrationsState::for_lambda(&platform).await?;
+    lambda_http::run(integrations::router(state)).await
+}

@@ -1,0 +1,196 @@
+//! What call ingestion reads before it writes and what it writes: a delivery's receipt, a
+//! conversation already recorded, an analysis held until its call arrives, and a new call with
+//! everything its final transaction makes visible at once.
+
+use serde::{Deserialize, Serialize};
+
+use super::{DueEntry, StoreError, StoreResult};
+use crate::records::{Answer, ClientRequest, PhoneCall, Question, Timestamp, TranscriptLine};
+
+/// The voice platform's analysis of a call (`call.analyzed`), validated.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Analysis {
+    pub summary: Option<String>,
+    pub purpose: Option<String>,
+    pub confidence: i32,
+    pub confidence_reason: Option<String>,
+    pub satisfaction: i32,
+    pub satisfaction_reason: Option<String>,
+    pub name: Option<String>,
+    pub answers: Vec<GivenAnswer>,
+}
+
+/// One questionnaire answer as the platform reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GivenAnswer {
+    pub question_id: i32,
+    pub answer_text: Option<String>,
+    pub answered_at: Timestamp,
+}
+
+impl Analysis {
+    /// Writes the analysis fields into the call record.
+    pub fn apply(&self, call: &mut PhoneCall) {
+        call.summary = self.summary.clone();
+        call.purpose = self.purpose.clone();
+        call.confidence = self.confidence;
+        call.confidence_reason = self.confidence_reason.clone();
+        call.satisfaction = self.satisfaction;
+        call.satisfaction_reason = self.satisfaction_reason.clone();
+        call.name = self.name.clone();
+    }
+
+    /// The answers as records of the entry `entry_id`, one per question (the last given wins),
+    /// with the question's prompt, type and metadata copied as they are now. An answer to a
+    /// question the questionnaire does not have keeps its text with an empty prompt.
+    pub fn answer_records(&self, entry_id: i32, questions: &[Question]) -> Vec<Answer> {
+        let mut records: Vec<Answer> = Vec::with_capacity(self.answers.len());
+        for given in &self.answers {
+            let question = questions.iter().find(|q| q.id == given.question_id);
+            let record = Answer {
+                question_id: given.question_id,
+                questionnaire_call_id: entry_id,
+                prompt: question.and_then(|q| q.prompt.clone()),
+                kind: question.and_then(|q| q.kind.clone()),
+                metadata: question.and_then(|q| q.metadata.clone()),
+                answer_text: given.answer_text.clone(),
+                answered_at: Some(given.answered_at),
+            };
+            match records
+                .iter_mut()
+                .find(|r| r.question_id == given.question_id)
+            {
+                Some(earlier) => *earlier = record,
+                None => records.push(record),
+            }
+        }
+        records
+    }
+}
+
+/// An analysis that arrived before its call, with the delivery that brought it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldAnalysis {
+    pub event_id: String,
+    pub analysis: Analysis,
+}
+
+/// The questionnaire entry a call completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryRef {
+    pub questionnaire_id: i32,
+    pub entry_id: i32,
+}
+
+/// A conversation of the portal already recorded as a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Conversation {
+    pub phone_call_id: i32,
+    /// The entry whose answers this call's analysis carries, if it completed one.
+    pub entry: Option<EntryRef>,
+}
+
+/// What the store holds about one delivery before anything is written, read at once.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeliveryState {
+    /// The conversation the delivery's `eventId` was recorded for, if it was processed before.
+    pub receipt: Option<String>,
+    /// The delivery's conversation, if it is recorded already.
+    pub conversation: Option<Conversation>,
+    /// An analysis of the conversation waiting for its call.
+    pub held: Option<HeldAnalysis>,
+    /// The conversation the call is a leg of (`connectedToConversationUuid`), if recorded.
+    pub connected_to: Option<Conversation>,
+}
+
+/// A client request raised in a call, by the index of the transcript line it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewRequest {
+    pub line_index: usize,
+    pub request: String,
+}
+
+/// The status of a request nobody has answered yet.
+pub const OPEN_REQUEST: &str = "open";
+
+impl NewRequest {
+    /// The request as recorded with id `id` in `call`, open, timed by its transcript line.
+    pub fn record(
+        &self,
+        id: i32,
+        call: &PhoneCall,
+        lines: &[TranscriptLine],
+    ) -> StoreResult<ClientRequest> {
+        let line = lines.get(self.line_index).ok_or_else(|| {
+            StoreError::Corrupt(format!("request on missing line {}", self.line_index))
+        })?;
+        Ok(ClientRequest {
+            id,
+            created_at: line.created_at,
+            request: Some(self.request.clone()),
+            client_id: call.client_id,
+            portal_id: call.portal_id,
+            phone_call_id: call.id,
+            phone_call_transcript_line_id: Some(line.id),
+            status: Some(OPEN_REQUEST.into()),
+            response: None,
+            responded_at: None,
+            responded_by_account_id: None,
+            responded_by: None,
+        })
+    }
+}
+
+/// How recording a call completes its questionnaire entry: the entry as it was read (the
+/// write is conditional on it) and the analysis answers to store with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryCompletion {
+    pub entry: DueEntry,
+    pub answers: Vec<Answer>,
+}
+
+/// A call to record. Ids are assigned by the store: the call's, its lines' (in order) and its
+/// requests'. Lines and requests are written first, invisible while the call record is
+/// missing; the call record, the conversation, the receipt, the client's statistics, the
+/// entry and its answers then appear together in one transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewCall {
+    pub portal_id: i32,
+    pub event_id: String,
+    /// The call without id and transcript; the held analysis already applied.
+    pub call: PhoneCall,
+    pub lines: Vec<TranscriptLine>,
+    pub requests: Vec<NewRequest>,
+    pub completion: Option<EntryCompletion>,
+    /// The `eventId` of the analysis that was held when the state was read, which this write
+    /// consumes; `None` when none was held (and the write requires that none is).
+    pub held_event_id: Option<String>,
+}
+
+impl NewCall {
+    pub fn conversation(&self, phone_call_id: i32) -> Conversation {
+        Conversation {
+            phone_call_id,
+            entry: self.completion.as_ref().map(|completion| EntryRef {
+                questionnaire_id: completion.entry.entry.questionnaire_id,
+                entry_id: completion.entry.entry.id,
+            }),
+        }
+    }
+}
+
+/// The analysis of a recorded call to apply, with the answers for its entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedAnalysis {
+    pub portal_id: i32,
+    pub event_id: String,
+    pub conversation_uuid: String,
+    pub conversation: Conversation,
+    pub analysis: Analysis,
+    pub answers: Vec<Answer>,
+}
