@@ -331,6 +331,39 @@ impl TestApp {
         self.send(request.body(Body::from(body)).unwrap()).await
     }
 
+    /// Delivers a voice-platform event for `portal_id`, signed with the portal's webhook secret
+    /// at the clock's now, as the platform would.
+    pub async fn deliver(&self, portal_id: i32, event: &Value) -> TestResponse {
+        let body = event.to_string().into_bytes();
+        let signature = shared::webhook::signature_header(
+            &self.api.webhook_secret(portal_id),
+            shared::clock::Clock::now(&self.clock).timestamp(),
+            &body,
+        );
+        self.deliver_raw(Some(&portal_id.to_string()), Some(&signature), body)
+            .await
+    }
+
+    /// Posts a delivery with exactly these headers (each left out when `None`) and body.
+    pub async fn deliver_raw(
+        &self,
+        portal: Option<&str>,
+        signature: Option<&str>,
+        body: Vec<u8>,
+    ) -> TestResponse {
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri("/integrations/voice/events")
+            .header("content-type", "application/json");
+        if let Some(portal) = portal {
+            request = request.header("x-portal-id", portal);
+        }
+        if let Some(signature) = signature {
+            request = request.header("x-signature", signature);
+        }
+        self.send(request.body(Body::from(body)).unwrap()).await
+    }
+
     /// Requests an OTP and returns its requestId; the code lands in the outbox.
     pub async fn request_otp(&self, phone: &str) -> TestResponse {
         self.post_json(
