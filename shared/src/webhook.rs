@@ -118,6 +118,11 @@ mod tests {
         assert_ne!(secret, crate::auth::portal_import_secret(b"master", 1));
         assert_ne!(secret, portal_webhook_secret(b"master", 2));
         assert_eq!(secret.len(), 43);
+        // The same value `WEBHOOK_SECRET=local-master scripts/portal-secret.sh webhook 1` prints.
+        assert_eq!(
+            portal_webhook_secret(b"local-master", 1),
+            "ZQIozDIhwJVOB4_VAGotjhCp6ImjWx8GE5ckFUJ83Gk"
+        );
     }
 
     #[test]

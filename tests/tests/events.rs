@@ -12,15 +12,35 @@ fn event(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// The secrets a sample event's placeholders stand for.
+struct Secrets<'a> {
+    token: &'a str,
+    import_secret: &'a str,
+    webhook_secret: &'a str,
+}
+
 async fn invoke(
     router: Router,
     name: &str,
-    token: &str,
-    import_secret: &str,
+    secrets: &Secrets<'_>,
 ) -> (StatusCode, http::HeaderMap) {
-    let text = event(name)
-        .replace("REPLACE_WITH_A_SESSION_TOKEN", token)
-        .replace("REPLACE_WITH_THE_PORTAL_IMPORT_SECRET", import_secret);
+    let mut text = event(name)
+        .replace("REPLACE_WITH_A_SESSION_TOKEN", secrets.token)
+        .replace(
+            "REPLACE_WITH_THE_PORTAL_IMPORT_SECRET",
+            secrets.import_secret,
+        );
+    if text.contains("REPLACE_WITH_A_SIGNATURE") {
+        // Signed over the body as delivered, at the test clock's now.
+        let payload: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let body = payload["body"].as_str().unwrap();
+        let signature = shared::webhook::signature_header(
+            secrets.webhook_secret,
+            integration_tests::start_time().timestamp(),
+            body.as_bytes(),
+        );
+        text = text.replace("REPLACE_WITH_A_SIGNATURE", &signature);
+    }
     let request = lambda_http::request::from_str(&text).expect("a valid API Gateway v2 event");
     let request = request.map(|body| axum::body::Body::from(body.to_vec()));
     let response = router.oneshot(request).await.unwrap();
@@ -68,6 +88,7 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
     let contacts = || contact_details::router(app.api.contact_details_state());
     let questionnaires = || questionnaires::router(app.api.questionnaires_state());
     let organisations = || organisations::router(app.api.organisations_state());
+    let integrations = || integrations::router(app.api.integrations_state());
     let cases = [
         ("authentication-request-otp", auth(), StatusCode::ACCEPTED),
         (
@@ -107,8 +128,23 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
             organisations(),
             StatusCode::OK,
         ),
+        (
+            "integrations-voice-call-ended",
+            integrations(),
+            StatusCode::OK,
+        ),
+        (
+            "integrations-voice-call-analyzed",
+            integrations(),
+            StatusCode::OK,
+        ),
         ("authentication-logout", auth(), StatusCode::NO_CONTENT),
     ];
+    let secrets = Secrets {
+        token: &token,
+        import_secret: &app.api.import_secret(1),
+        webhook_secret: &app.api.webhook_secret(1),
+    };
     let dir = format!("{}/../events", env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -126,7 +162,7 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
     named.sort();
     assert_eq!(files, named, "every event file has a case here");
     for (name, router, expected) in cases {
-        let (status, headers) = invoke(router, name, &token, &app.api.import_secret(1)).await;
+        let (status, headers) = invoke(router, name, &secrets).await;
         assert_eq!(status, expected, "{name}");
         // The trace id is API Gateway's request id, so logs and problems match the access log.
         assert_eq!(
