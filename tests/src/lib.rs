@@ -331,6 +331,17 @@ impl TestApp {
         self.send(request.body(Body::from(body)).unwrap()).await
     }
 
+    /// The client as its portal's staff see it in `GET /clients`.
+    pub async fn listed_client(&self, token: &str, id: i64) -> Value {
+        let list = self.get("/clients", Some(token)).await.json();
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|client| client["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("client {id} not listed: {list}"))
+    }
+
     /// Delivers a voice-platform event for `portal_id`, signed with the portal's webhook secret
     /// at the clock's now, as the platform would.
     pub async fn deliver(&self, portal_id: i32, event: &Value) -> TestResponse {

@@ -78,17 +78,6 @@ async fn spawn(backend: Backend) -> TestApp {
     spawn_app_with(backend, &fixture()).await
 }
 
-/// The client as its portal's staff see it in `GET /clients`.
-async fn client_as_listed(app: &TestApp, token: &str, id: i64) -> Value {
-    let list = app.get("/clients", Some(token)).await.json();
-    list.as_array()
-        .unwrap()
-        .iter()
-        .find(|client| client["id"] == id)
-        .cloned()
-        .unwrap_or_else(|| panic!("client {id} not listed: {list}"))
-}
-
 /// The call statistics of a listed client: total, last call, total seconds.
 fn stats(client: &Value) -> (i64, Value, i64) {
     (
@@ -154,7 +143,7 @@ async fn fixing_an_unknown_call_links_it_its_requests_and_its_statistics(backend
         .problem(StatusCode::NOT_FOUND);
     assert_eq!(requests_of(&app, &syd, 7001).await, [(502, 12), (502, 12)]);
 
-    let karin = client_as_listed(&app, &syd, 502).await;
+    let karin = app.listed_client(&syd, 502).await;
     assert_eq!(
         stats(&karin),
         (1, json!("2026-11-18T08:00:00Z"), 300),
@@ -168,7 +157,7 @@ async fn refixing_moves_the_call_and_its_statistics_to_the_other_client(backend:
     let app = spawn(backend).await;
     let norr = app.login(NORR).await;
     let syd = app.login(SYD).await;
-    let olof_before = client_as_listed(&app, &norr, 501).await;
+    let olof_before = app.listed_client(&norr, 501).await;
     assert_eq!(stats(&olof_before), (2, json!("2026-11-19T10:00:00Z"), 720));
 
     // 7004 was Karin calling from Olof's phone: it moves, with its ten minutes.
@@ -180,10 +169,10 @@ async fn refixing_moves_the_call_and_its_statistics_to_the_other_client(backend:
         )
         .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.json());
-    let olof = client_as_listed(&app, &norr, 501).await;
+    let olof = app.listed_client(&norr, 501).await;
     assert_eq!(stats(&olof), (1, json!("2026-11-10T08:00:00Z"), 120));
     assert_eq!(olof["callsLast7Days"], 0);
-    let karin = client_as_listed(&app, &syd, 502).await;
+    let karin = app.listed_client(&syd, 502).await;
     assert_eq!(stats(&karin), (1, json!("2026-11-19T10:00:00Z"), 600));
     assert_eq!(karin["primaryNumber"], Value::Null, "not given, not set");
 
@@ -197,9 +186,9 @@ async fn refixing_moves_the_call_and_its_statistics_to_the_other_client(backend:
         .await;
     assert_eq!(back.status, StatusCode::OK, "{}", back.json());
     assert_eq!(back.json()["portalId"], 11);
-    assert_eq!(client_as_listed(&app, &norr, 501).await, olof_before);
+    assert_eq!(app.listed_client(&norr, 501).await, olof_before);
     assert_eq!(
-        stats(&client_as_listed(&app, &syd, 502).await),
+        stats(&app.listed_client(&syd, 502).await),
         (0, Value::Null, 0)
     );
 
@@ -214,7 +203,7 @@ async fn refixing_moves_the_call_and_its_statistics_to_the_other_client(backend:
             .await;
         assert_eq!(same.status, StatusCode::OK);
     }
-    assert_eq!(client_as_listed(&app, &norr, 501).await, olof_before);
+    assert_eq!(app.listed_client(&norr, 501).await, olof_before);
 
     // A leg connected to another call is linked, but the conversation was counted once.
     let leg = app
@@ -226,7 +215,7 @@ async fn refixing_moves_the_call_and_its_statistics_to_the_other_client(backend:
         .await;
     assert_eq!(leg.status, StatusCode::OK, "{}", leg.json());
     assert_eq!(leg.json()["isUnknown"], false);
-    assert_eq!(client_as_listed(&app, &norr, 501).await, olof_before);
+    assert_eq!(app.listed_client(&norr, 501).await, olof_before);
 }
 
 async fn another_organisations_calls_and_clients_answer_404_and_stay_as_they_were(
@@ -281,7 +270,7 @@ async fn another_organisations_calls_and_clients_answer_404_and_stay_as_they_wer
     assert_eq!(unknown[0]["clientId"], 0);
     let theirs = app.get("/phone-calls/7003", Some(&nord)).await.json();
     assert_eq!(theirs[0]["isUnknown"], true);
-    assert_eq!(stats(&client_as_listed(&app, &nord, 901).await).0, 0);
+    assert_eq!(stats(&app.listed_client(&nord, 901).await).0, 0);
 }
 
 async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
@@ -289,7 +278,7 @@ async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
     let norr = app.login(NORR).await;
     let store = app.api.store.clone();
     let now = app.clock.now();
-    let olof_before = client_as_listed(&app, &norr, 501).await;
+    let olof_before = app.listed_client(&norr, 501).await;
 
     // Read a fix of Olof's call 7004 to Karin, then Karin is deleted before it is written.
     let FixLookup::Found(target) = store.fix_target(5, 7004, 502, now).await.unwrap() else {
@@ -319,7 +308,7 @@ async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
         (call[0]["clientId"].clone(), call[0]["portalId"].clone()),
         (json!(501), json!(11))
     );
-    assert_eq!(client_as_listed(&app, &norr, 501).await, olof_before);
+    assert_eq!(app.listed_client(&norr, 501).await, olof_before);
 
     // A fix read before another fix of the same call is refused whole as well.
     let FixLookup::Found(stale) = store.fix_target(5, 7001, 501, now).await.unwrap() else {
@@ -341,7 +330,7 @@ async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
         store.fix_call(&again, Some("+46709999999")).await,
         Err(StoreError::ConditionFailed)
     ));
-    let olof = client_as_listed(&app, &norr, 501).await;
+    let olof = app.listed_client(&norr, 501).await;
     assert_eq!(olof["totalCalls"], 3, "counted once: {olof}");
     assert_eq!(olof["primaryNumber"], Value::Null, "{olof}");
     assert_eq!(requests_of(&app, &norr, 7001).await, [(501, 11), (501, 11)]);

@@ -67,16 +67,6 @@ async fn thread(app: &TestApp, token: &str, id: i64) -> Vec<Value> {
     answer.json().as_array().unwrap().clone()
 }
 
-async fn client(app: &TestApp, token: &str, id: i64) -> Value {
-    let list = app.get("/clients", Some(token)).await.json();
-    list.as_array()
-        .unwrap()
-        .iter()
-        .find(|client| client["id"] == id)
-        .cloned()
-        .expect("the client is listed")
-}
-
 async fn a_call_ended_event_records_the_call_its_transcript_and_requests(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
@@ -133,12 +123,12 @@ async fn a_call_ended_event_records_the_call_its_transcript_and_requests(backend
 async fn client_statistics_count_an_ingested_call_once(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    let before = client(&app, &token, 3).await;
+    let before = app.listed_client(&token, 3).await;
     assert_eq!(before["totalCalls"], 0);
     let event = ended("evt-1", "conv-a", CLIENT_3);
     let id = call_id(&app.deliver(1, &event).await);
     assert_eq!(call_id(&app.deliver(1, &event).await), id);
-    let after = client(&app, &token, 3).await;
+    let after = app.listed_client(&token, 3).await;
     assert_eq!(after["totalCalls"], 1);
     assert_eq!(after["callLengthInSeconds"], 180);
     assert_eq!(after["callsLast7Days"], 1);
@@ -155,7 +145,7 @@ async fn client_statistics_count_an_ingested_call_once(backend: Backend) {
     let mut leg = ended("evt-2", "conv-b", CLIENT_3);
     leg["connectedToConversationUuid"] = json!("conv-a");
     let leg_id = call_id(&app.deliver(1, &leg).await);
-    assert_eq!(client(&app, &token, 3).await["totalCalls"], 1);
+    assert_eq!(app.listed_client(&token, 3).await["totalCalls"], 1);
     let calls = thread(&app, &token, id).await;
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[1]["id"], leg_id);
@@ -234,7 +224,7 @@ async fn only_a_valid_fresh_signature_of_the_portals_own_secret_is_accepted(back
         .await;
     let id = call_id(&answer);
     let token = app.login(KARIN).await;
-    assert_eq!(client(&app, &token, 3).await["totalCalls"], 1);
+    assert_eq!(app.listed_client(&token, 3).await["totalCalls"], 1);
     assert_eq!(thread(&app, &token, id).await.len(), 1);
 }
 
@@ -324,7 +314,7 @@ async fn a_caller_no_client_has_the_number_of_is_unknown_and_can_be_fixed(backen
         )
         .await;
     assert_eq!(fixed.status, StatusCode::OK, "{}", fixed.json());
-    assert_eq!(client(&app, &token, 3).await["totalCalls"], 1);
+    assert_eq!(app.listed_client(&token, 3).await["totalCalls"], 1);
 }
 
 async fn a_questionnaire_call_completes_its_entry_from_start_to_answers(backend: Backend) {
@@ -564,7 +554,7 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
         .unwrap();
     assert_eq!((after.receipt, after.conversation), (None, None));
     assert_eq!(after.held, Some(held.clone()));
-    assert_eq!(client(&app, &token, 3).await["totalCalls"], 0);
+    assert_eq!(app.listed_client(&token, 3).await["totalCalls"], 0);
 
     // Read again, the write goes through and consumes the held analysis; holding another
     // analysis of the now recorded conversation is refused.
@@ -687,7 +677,7 @@ async fn bad_deliveries_get_field_errors_and_write_nothing(backend: Backend) {
     app.deliver_raw(Some("1"), None, oversized)
         .await
         .problem(StatusCode::PAYLOAD_TOO_LARGE);
-    assert_eq!(client(&app, &token, 3).await["totalCalls"], 0);
+    assert_eq!(app.listed_client(&token, 3).await["totalCalls"], 0);
     // The event id of the refused delivery is still free.
     call_id(&app.deliver(1, &ended("evt-1", "conv-a", CLIENT_3)).await);
 }
