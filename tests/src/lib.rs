@@ -151,6 +151,8 @@ pub struct TestApp {
     pub queue: Option<(aws_sdk_sqs::Client, String)>,
     /// SQS requests by operation on DynamoDB runs.
     pub sqs_counter: RequestCounter,
+    /// The tables on DynamoDB runs, for function binaries pointed at the same data.
+    pub tables: Option<Tables>,
     drained: Mutex<Vec<(String, DiallerMessage)>>,
 }
 
@@ -161,13 +163,17 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
 
 pub async fn spawn_app_with(backend: Backend, fixture: &str) -> TestApp {
     let clock = ManualClock::at(start_time());
-    let (store, counter): (Arc<dyn Store>, _) = match backend {
-        Backend::Memory => (Arc::new(MemoryStore::new()), None),
+    let (store, counter, tables): (Arc<dyn Store>, _, _) = match backend {
+        Backend::Memory => (Arc::new(MemoryStore::new()), None, None),
         Backend::DynamoDb => {
             let counter = RequestCounter::default();
             let client = dynamo_client(Some(counter.clone()));
             let tables = fresh_tables(&client).await;
-            (Arc::new(DynamoStore::new(client, tables)), Some(counter))
+            (
+                Arc::new(DynamoStore::new(client, tables.clone())),
+                Some(counter),
+                Some(tables),
+            )
         }
     };
     let seed = Seed::load(fixture, Default::default(), store.as_ref())
@@ -201,6 +207,7 @@ pub async fn spawn_app_with(backend: Backend, fixture: &str) -> TestApp {
         dialler,
         queue,
         sqs_counter,
+        tables,
         drained: Mutex::default(),
     }
 }
@@ -612,4 +619,71 @@ macro_rules! on_both_stores {
             )*
         }
     };
+}
+
+/// Every sample event in `events/` (but the scheduler's), the function that serves it, and
+/// the status it gets when the events are sent in this order to an API over the demo fixture
+/// with a logged-in token of portal 1.
+pub const SAMPLE_EVENTS: &[(&str, &str, u16)] = &[
+    ("authentication-request-otp", "authentication", 202),
+    ("authentication-validate-otp", "authentication", 401),
+    ("phone-calls-get", "phone-calls", 200),
+    ("phone-calls-requests", "phone-calls", 200),
+    ("clients-list", "clients", 200),
+    ("clients-patch", "clients", 200),
+    ("portals-get", "portals", 200),
+    ("portals-import-clients", "portals", 200),
+    ("contact-details-list", "contact-details", 200),
+    ("contact-details-get", "contact-details", 200),
+    ("contact-details-active", "contact-details", 200),
+    ("contact-details-put", "contact-details", 200),
+    ("questionnaires-list", "questionnaires", 200),
+    ("questionnaires-get", "questionnaires", 200),
+    ("questionnaires-add-question", "questionnaires", 201),
+    ("questionnaires-start-for-clients", "questionnaires", 200),
+    ("organisations-suggest-unknown-client", "organisations", 200),
+    ("organisations-fix-unknown-client", "organisations", 200),
+    ("integrations-voice-call-ended", "integrations", 200),
+    ("integrations-voice-call-analyzed", "integrations", 200),
+    ("authentication-logout", "authentication", 204),
+];
+
+/// The EventBridge event that runs the questionnaire scheduler.
+pub const SCHEDULED_EVENT: &str = "questionnaire-scheduler-scheduled";
+
+/// The text of `events/{name}.json`.
+pub fn sample_event(name: &str) -> String {
+    let path = format!("{}/../events/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// What a sample event's placeholders stand for.
+pub struct EventSecrets<'a> {
+    pub token: &'a str,
+    pub import_secret: &'a str,
+    pub webhook_secret: &'a str,
+    /// The time a voice-platform delivery is signed at (the receiver's now).
+    pub signed_at: i64,
+}
+
+/// A sample event with its placeholders filled in; a voice-platform delivery is signed over
+/// its body as delivered.
+pub fn prepared_event(name: &str, secrets: &EventSecrets<'_>) -> String {
+    let mut text = sample_event(name)
+        .replace("REPLACE_WITH_A_SESSION_TOKEN", secrets.token)
+        .replace(
+            "REPLACE_WITH_THE_PORTAL_IMPORT_SECRET",
+            secrets.import_secret,
+        );
+    if text.contains("REPLACE_WITH_A_SIGNATURE") {
+        let payload: Value = serde_json::from_str(&text).expect("an event is JSON");
+        let body = payload["body"].as_str().expect("a delivery has a body");
+        let signature = shared::webhook::signature_header(
+            secrets.webhook_secret,
+            secrets.signed_at,
+            body.as_bytes(),
+        );
+        text = text.replace("REPLACE_WITH_A_SIGNATURE", &signature);
+    }
+    text
 }

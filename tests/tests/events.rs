@@ -4,58 +4,25 @@
 
 use axum::Router;
 use http::StatusCode;
-use integration_tests::{Backend, spawn_app};
+use integration_tests::{
+    Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, prepared_event, sample_event, spawn_app,
+    start_time,
+};
 use tower::ServiceExt;
 
-fn event(name: &str) -> String {
-    let path = format!("{}/../events/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// The secrets a sample event's placeholders stand for.
-struct Secrets<'a> {
-    token: &'a str,
-    import_secret: &'a str,
-    webhook_secret: &'a str,
-}
-
-async fn invoke(
-    router: Router,
-    name: &str,
-    secrets: &Secrets<'_>,
-) -> (StatusCode, http::HeaderMap) {
-    let mut text = event(name)
-        .replace("REPLACE_WITH_A_SESSION_TOKEN", secrets.token)
-        .replace(
-            "REPLACE_WITH_THE_PORTAL_IMPORT_SECRET",
-            secrets.import_secret,
-        );
-    if text.contains("REPLACE_WITH_A_SIGNATURE") {
-        // Signed over the body as delivered, at the test clock's now.
-        let payload: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let body = payload["body"].as_str().unwrap();
-        let signature = shared::webhook::signature_header(
-            secrets.webhook_secret,
-            integration_tests::start_time().timestamp(),
-            body.as_bytes(),
-        );
-        text = text.replace("REPLACE_WITH_A_SIGNATURE", &signature);
-    }
-    let request = lambda_http::request::from_str(&text).expect("a valid API Gateway v2 event");
+async fn invoke(router: Router, text: &str) -> (StatusCode, http::HeaderMap) {
+    let request = lambda_http::request::from_str(text).expect("a valid API Gateway v2 event");
     let request = request.map(|body| axum::body::Body::from(body.to_vec()));
     let response = router.oneshot(request).await.unwrap();
     (response.status(), response.headers().clone())
 }
-
-/// The EventBridge event that runs the questionnaire scheduler.
-const SCHEDULED: &str = "questionnaire-scheduler-scheduled";
 
 #[tokio::test]
 async fn the_scheduled_event_runs_one_scheduler_pass() {
     let app = spawn_app(Backend::Memory).await;
     // The demo fixture's two entries are due at 2026-11-24T10:00Z, 11:00 in Stockholm.
     app.clock.set("2026-11-24T10:00:00Z".parse().unwrap());
-    let payload: serde_json::Value = serde_json::from_str(&event(SCHEDULED)).unwrap();
+    let payload: serde_json::Value = serde_json::from_str(&sample_event(SCHEDULED_EVENT)).unwrap();
     let mut context = lambda_runtime::Context::default();
     context.deadline = u64::try_from(
         (std::time::SystemTime::now() + std::time::Duration::from_secs(300))
@@ -81,69 +48,22 @@ async fn the_scheduled_event_runs_one_scheduler_pass() {
 async fn every_sample_event_is_answered_by_its_functions_router() {
     let app = spawn_app(Backend::Memory).await;
     let token = app.login("+46701000001").await;
-    let auth = || authentication::router(app.api.auth_state());
-    let calls = || phone_calls::router(app.api.phone_calls_state());
-    let clients = || clients::router(app.api.clients_state());
-    let portals = || portals::router(app.api.portals_state());
-    let contacts = || contact_details::router(app.api.contact_details_state());
-    let questionnaires = || questionnaires::router(app.api.questionnaires_state());
-    let organisations = || organisations::router(app.api.organisations_state());
-    let integrations = || integrations::router(app.api.integrations_state());
-    let cases = [
-        ("authentication-request-otp", auth(), StatusCode::ACCEPTED),
-        (
-            "authentication-validate-otp",
-            auth(),
-            StatusCode::UNAUTHORIZED,
-        ),
-        ("phone-calls-get", calls(), StatusCode::OK),
-        ("phone-calls-requests", calls(), StatusCode::OK),
-        ("clients-list", clients(), StatusCode::OK),
-        ("clients-patch", clients(), StatusCode::OK),
-        ("portals-get", portals(), StatusCode::OK),
-        ("portals-import-clients", portals(), StatusCode::OK),
-        ("contact-details-list", contacts(), StatusCode::OK),
-        ("contact-details-get", contacts(), StatusCode::OK),
-        ("contact-details-active", contacts(), StatusCode::OK),
-        ("contact-details-put", contacts(), StatusCode::OK),
-        ("questionnaires-list", questionnaires(), StatusCode::OK),
-        ("questionnaires-get", questionnaires(), StatusCode::OK),
-        (
-            "questionnaires-add-question",
-            questionnaires(),
-            StatusCode::CREATED,
-        ),
-        (
-            "questionnaires-start-for-clients",
-            questionnaires(),
-            StatusCode::OK,
-        ),
-        (
-            "organisations-suggest-unknown-client",
-            organisations(),
-            StatusCode::OK,
-        ),
-        (
-            "organisations-fix-unknown-client",
-            organisations(),
-            StatusCode::OK,
-        ),
-        (
-            "integrations-voice-call-ended",
-            integrations(),
-            StatusCode::OK,
-        ),
-        (
-            "integrations-voice-call-analyzed",
-            integrations(),
-            StatusCode::OK,
-        ),
-        ("authentication-logout", auth(), StatusCode::NO_CONTENT),
-    ];
-    let secrets = Secrets {
+    let router = |function: &str| match function {
+        "authentication" => authentication::router(app.api.auth_state()),
+        "phone-calls" => phone_calls::router(app.api.phone_calls_state()),
+        "clients" => clients::router(app.api.clients_state()),
+        "portals" => portals::router(app.api.portals_state()),
+        "contact-details" => contact_details::router(app.api.contact_details_state()),
+        "questionnaires" => questionnaires::router(app.api.questionnaires_state()),
+        "organisations" => organisations::router(app.api.organisations_state()),
+        "integrations" => integrations::router(app.api.integrations_state()),
+        other => panic!("no function {other}"),
+    };
+    let secrets = EventSecrets {
         token: &token,
         import_secret: &app.api.import_secret(1),
         webhook_secret: &app.api.webhook_secret(1),
+        signed_at: start_time().timestamp(),
     };
     let dir = format!("{}/../events", env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<String> = std::fs::read_dir(dir)
@@ -157,13 +77,16 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
         })
         .collect();
     files.sort();
-    let mut named: Vec<String> = cases.iter().map(|(name, ..)| name.to_string()).collect();
-    named.push(SCHEDULED.to_string());
+    let mut named: Vec<String> = SAMPLE_EVENTS
+        .iter()
+        .map(|(name, ..)| name.to_string())
+        .collect();
+    named.push(SCHEDULED_EVENT.to_string());
     named.sort();
     assert_eq!(files, named, "every event file has a case here");
-    for (name, router, expected) in cases {
-        let (status, headers) = invoke(router, name, &secrets).await;
-        assert_eq!(status, expected, "{name}");
+    for (name, function, expected) in SAMPLE_EVENTS {
+        let (status, headers) = invoke(router(function), &prepared_event(name, &secrets)).await;
+        assert_eq!(status.as_u16(), *expected, "{name}");
         // The trace id is API Gateway's request id, so logs and problems match the access log.
         assert_eq!(
             headers["x-trace-id"],
