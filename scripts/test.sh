@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh clone: Python tools into .venv, cfn-lint, rustfmt, clippy,
-# then every cargo test on both stores with moto started single-threaded on a free port
+# The whole test suite from a fresh clone: Python tools into .venv (moto, cfn-lint,
+# cargo-lambda's runtime emulator), cfn-lint, rustfmt, clippy, the function binaries, then
+# every cargo test on both stores with moto started single-threaded on a free port
 # (scripts/with-moto.sh, which stops it at the end whatever happens).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +16,13 @@ echo "== rustfmt, clippy"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
+echo "== function binaries (run under the Lambda runtime emulator by tests/tests/runtime_emulator.rs)"
+cargo build --workspace --bins --quiet
+
 echo "== cargo test (in-memory store, and DynamoDB and SQS on moto)"
 mkdir -p target
 status=0
+export CARGO_LAMBDA="$PWD/.venv/bin/cargo-lambda"
 scripts/with-moto.sh cargo test --workspace --no-fail-fast 2>&1 \
   | tee target/test-output.log || status=$?
 # One closing line for the whole run, summed over every test binary.

@@ -1,0 +1,259 @@
+//! Every function binary as Lambda runs it: started under the Lambda Runtime API emulator
+//! (`cargo lambda watch --only-lambda-apis`), its AWS clients on moto, and invoked with each
+//! of its sample events in `events/`; the API Gateway answers are checked for status,
+//! content type and body shape, the scheduler's for its report.
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use integration_tests::{
+    Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, fresh_dialler_queue, moto_endpoint,
+    prepared_event, sample_event, spawn_app, sqs_client,
+};
+use serde_json::Value;
+
+const IMPORT_MASTER: &str = "emulator-import-master";
+const WEBHOOK_MASTER: &str = "emulator-webhook-master";
+
+/// The cargo-lambda binary `scripts/test.sh` installs into the project's virtual environment.
+fn cargo_lambda() -> String {
+    std::env::var("CARGO_LAMBDA").unwrap_or_else(|_| {
+        panic!(
+            "CARGO_LAMBDA is not set: the runtime emulator comes from cargo-lambda, which \
+             scripts/test.sh (the README's test command) installs and points this at"
+        )
+    })
+}
+
+/// The workspace's binaries, next to this test's own executable (`target/<profile>/deps`).
+fn binary(name: &str) -> PathBuf {
+    let deps = std::env::current_exe().unwrap();
+    let path = deps.parent().unwrap().parent().unwrap().join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: build the function binaries first (cargo build --workspace --bins)",
+        path.display()
+    );
+    path
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A child process that is killed when the test ends, however it ends.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The Runtime API emulator on a free port, ready for a function to poll.
+fn start_emulator() -> (Running, u16) {
+    let port = free_port();
+    let child = Command::new(cargo_lambda())
+        .args(["lambda", "watch", "--only-lambda-apis", "-A", "127.0.0.1"])
+        .args(["-P", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cargo lambda starts");
+    let emulator = Running(child);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the emulator did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (emulator, port)
+}
+
+/// What every function binary finds in its Lambda environment here.
+struct Environment {
+    data_table: String,
+    auth_table: String,
+    queue_url: String,
+}
+
+fn start_function(name: &str, port: u16, env: &Environment) -> Running {
+    let child = Command::new(binary(name))
+        .env_clear()
+        .env(
+            "AWS_LAMBDA_RUNTIME_API",
+            format!("http://127.0.0.1:{port}/.rt"),
+        )
+        .env("AWS_LAMBDA_FUNCTION_NAME", name)
+        .env("AWS_LAMBDA_FUNCTION_VERSION", "1")
+        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+        .env("AWS_ENDPOINT_URL", moto_endpoint())
+        .env("AWS_REGION", "eu-north-1")
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("DATA_TABLE", &env.data_table)
+        .env("AUTH_TABLE", &env.auth_table)
+        .env("DIALLER_QUEUE_URL", &env.queue_url)
+        .env("OTP_HASH_KEY", "emulator-otp-key")
+        .env("IMPORT_SECRET", IMPORT_MASTER)
+        .env("WEBHOOK_SECRET", WEBHOOK_MASTER)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{name} starts: {e}"));
+    Running(child)
+}
+
+/// One invocation through the emulator's Invoke API; the function's answer.
+async fn invoke(port: u16, payload: String) -> Value {
+    let client = Client::builder(TokioExecutor::new()).build_http::<Full<axum::body::Bytes>>();
+    let request = http::Request::post(format!(
+        "http://127.0.0.1:{port}/2015-03-31/functions/_/invocations"
+    ))
+    .header("content-type", "application/json")
+    .body(Full::from(payload))
+    .unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(60), client.request(request))
+        .await
+        .expect("the function answers within a minute")
+        .expect("the emulator answers");
+    let status = response.status();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert!(
+        status.is_success(),
+        "invocation failed ({status}): {}",
+        String::from_utf8_lossy(&body)
+    );
+    serde_json::from_slice(&body).expect("the invocation answer is JSON")
+}
+
+/// Checks an API Gateway answer and returns its decoded body.
+fn check_http_answer(name: &str, answer: &Value, expected: u16) -> Option<Value> {
+    assert_eq!(answer["statusCode"], expected, "{name}: {answer}");
+    let headers = &answer["headers"];
+    assert_eq!(headers["x-trace-id"], format!("evt-{name}"), "{name}");
+    let body = answer["body"].as_str().unwrap_or_default();
+    if expected == 204 {
+        assert!(body.is_empty(), "{name}: a 204 has no body");
+        return None;
+    }
+    let content_type = headers["content-type"].as_str().unwrap_or_default();
+    let decoded: Value = serde_json::from_str(body)
+        .unwrap_or_else(|e| panic!("{name}: body is not JSON ({e}): {body}"));
+    if expected >= 400 {
+        assert_eq!(content_type, "application/problem+json", "{name}");
+        assert_eq!(decoded["status"], expected, "{name}");
+        assert_eq!(decoded["traceId"], format!("evt-{name}"), "{name}");
+    } else {
+        assert!(
+            content_type.starts_with("application/json"),
+            "{name}: {content_type}"
+        );
+    }
+    Some(decoded)
+}
+
+/// The answer's shape per event: the records the interface promises.
+fn check_shape(name: &str, body: &Value) {
+    let has = |value: &Value, fields: &[&str]| {
+        for field in fields {
+            assert!(value.get(field).is_some(), "{name}: no {field} in {value}");
+        }
+    };
+    match name {
+        "authentication-request-otp" => has(body, &["requestId", "expiresAt"]),
+        "phone-calls-get" => has(&body[0], &["id", "startDate", "transcript", "isUnknown"]),
+        "phone-calls-requests"
+        | "clients-list"
+        | "contact-details-list"
+        | "contact-details-active"
+        | "questionnaires-list" => {
+            assert!(body.is_array(), "{name}: {body}")
+        }
+        "clients-patch" => has(body, &["id", "name", "totalCalls", "lastCallAt"]),
+        "portals-get" => has(body, &["id", "organisationId", "name"]),
+        "portals-import-clients" => has(body, &["created", "existing", "invalid"]),
+        "contact-details-get" | "contact-details-put" => has(body, &["id", "priority", "isActive"]),
+        "questionnaires-get" => has(body, &["questions", "answers", "clients"]),
+        "questionnaires-add-question" => has(body, &["id", "position", "prompt"]),
+        "questionnaires-start-for-clients" => has(body, &["created", "alreadyScheduled"]),
+        "organisations-suggest-unknown-client" => {
+            has(body, &["clientId", "confidence", "candidates"])
+        }
+        "organisations-fix-unknown-client" => has(body, &["id", "clientId", "isUnknown"]),
+        "integrations-voice-call-ended" | "integrations-voice-call-analyzed" => {
+            assert!(body["phoneCallId"].is_i64(), "{name}: {body}")
+        }
+        _ => {}
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_function_binary_answers_its_sample_events_through_the_runtime_api() {
+    // The demo fixture in fresh tables on moto, and a session made through the API at the
+    // real time (the binaries run on the system clock).
+    let app = spawn_app(Backend::DynamoDb).await;
+    app.clock.set(chrono::Utc::now());
+    let token = app.login("+46701000001").await;
+    let tables = app.tables.clone().expect("DynamoDB tables");
+    let queue_url = fresh_dialler_queue(&sqs_client(None)).await;
+    let env = Environment {
+        data_table: tables.data,
+        auth_table: tables.auth,
+        queue_url,
+    };
+    let import_secret = shared::auth::portal_import_secret(IMPORT_MASTER.as_bytes(), 1);
+    let webhook_secret = shared::webhook::portal_webhook_secret(WEBHOOK_MASTER.as_bytes(), 1);
+
+    let (_emulator, port) = start_emulator();
+    // The events in their order; a function is started when its first event of a run comes
+    // (authentication twice: its logout ends the session the others use).
+    let mut running: Option<(&str, Running)> = None;
+    let mut invoked = 0;
+    for (name, function, expected) in SAMPLE_EVENTS {
+        if running
+            .as_ref()
+            .is_none_or(|(current, _)| current != function)
+        {
+            // The previous function stops first, so it cannot take the next invocation.
+            drop(running.take());
+            running = Some((function, start_function(function, port, &env)));
+        }
+        let secrets = EventSecrets {
+            token: &token,
+            import_secret: &import_secret,
+            webhook_secret: &webhook_secret,
+            signed_at: chrono::Utc::now().timestamp(),
+        };
+        let answer = invoke(port, prepared_event(name, &secrets)).await;
+        if let Some(body) = check_http_answer(name, &answer, *expected)
+            && *expected < 400
+        {
+            check_shape(name, &body);
+        }
+        invoked += 1;
+    }
+    drop(running);
+    assert_eq!(invoked, SAMPLE_EVENTS.len());
+
+    let _scheduler = start_function("questionnaire-scheduler", port, &env);
+    let report = invoke(port, sample_event(SCHEDULED_EVENT)).await;
+    for field in ["due", "claimed", "sent", "failed", "withinCallingHours"] {
+        assert!(
+            report.get(field).is_some(),
+            "scheduler report lacks {field}: {report}"
+        );
+    }
+    assert_eq!(report["failed"], 0);
+}
