@@ -60,7 +60,11 @@ async fn local_api_serves_every_declared_route_and_nothing_nearby() {
             .body(Body::empty())
             .unwrap();
         let answer = app.send(request).await;
-        assert_ne!(answer.status, http::StatusCode::METHOD_NOT_ALLOWED, "{route}");
+        assert_ne!(
+            answer.status,
+            http::StatusCode::METHOD_NOT_ALLOWED,
+            "{route}"
+        );
         if answer.status == http::StatusCode::NOT_FOUND {
             assert!(!not_a_route(&answer.json()), "{route} is not served");
         }
