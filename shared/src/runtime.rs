@@ -11,9 +11,11 @@ pub fn init_tracing() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     if std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some() {
+        // The `request` span's trace and Lambda request ids go on every line.
         builder
             .json()
-            .with_current_span(false)
+            .with_current_span(true)
+            .with_span_list(false)
             .without_time()
             .with_target(false)
             .init();
@@ -73,8 +75,12 @@ impl Platform {
     pub async fn from_env() -> Result<Self, crate::store::BoxError> {
         let config = crate::config::Config::from_env()?;
         let sdk = aws_config().await;
+        // The counter feeds each request's log line with its DynamoDB request count.
+        let dynamo = aws_sdk_dynamodb::config::Builder::from(&sdk)
+            .interceptor(crate::store::dynamo::RequestCounter::default())
+            .build();
         let store = std::sync::Arc::new(crate::store::dynamo::DynamoStore::new(
-            aws_sdk_dynamodb::Client::new(&sdk),
+            aws_sdk_dynamodb::Client::from_conf(dynamo),
             config.tables.clone(),
         ));
         let authenticator = crate::auth::Authenticator {

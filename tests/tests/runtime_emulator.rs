@@ -4,7 +4,7 @@
 //! content type and body shape, the scheduler's for its report.
 
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -86,7 +86,13 @@ struct Environment {
     queue_url: String,
 }
 
-fn start_function(name: &str, port: u16, env: &Environment) -> Running {
+/// Starts a function binary; its log (JSON lines, as on Lambda) is appended to `log`.
+fn start_function(name: &str, port: u16, env: &Environment, log: &Path) -> Running {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
     let child = Command::new(binary(name))
         .env_clear()
         .env(
@@ -107,9 +113,9 @@ fn start_function(name: &str, port: u16, env: &Environment) -> Running {
         .env("OTP_HASH_KEY", "emulator-otp-key")
         .env("IMPORT_SECRET", IMPORT_MASTER)
         .env("WEBHOOK_SECRET", WEBHOOK_MASTER)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .env("RUST_LOG", "info")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
         .spawn()
         .unwrap_or_else(|e| panic!("{name} starts: {e}"));
     Running(child)
@@ -217,6 +223,7 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
     let webhook_secret = shared::webhook::portal_webhook_secret(WEBHOOK_MASTER.as_bytes(), 1);
 
     let (_emulator, port) = start_emulator();
+    let log = std::env::temp_dir().join(format!("runtime-emulator-{}.log", uuid::Uuid::new_v4()));
     // The events in their order; a function is started when its first event of a run comes
     // (authentication twice: its logout ends the session the others use).
     let mut running: Option<(&str, Running)> = None;
@@ -228,7 +235,7 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
         {
             // The previous function stops first, so it cannot take the next invocation.
             drop(running.take());
-            running = Some((function, start_function(function, port, &env)));
+            running = Some((function, start_function(function, port, &env, &log)));
         }
         let secrets = EventSecrets {
             token: &token,
@@ -247,7 +254,7 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
     drop(running);
     assert_eq!(invoked, SAMPLE_EVENTS.len());
 
-    let _scheduler = start_function("questionnaire-scheduler", port, &env);
+    let _scheduler = start_function("questionnaire-scheduler", port, &env, &log);
     let report = invoke(port, sample_event(SCHEDULED_EVENT)).await;
     for field in ["due", "claimed", "sent", "failed", "withinCallingHours"] {
         assert!(
@@ -256,4 +263,74 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
         );
     }
     assert_eq!(report["failed"], 0);
+    drop(_scheduler);
+
+    let text = std::fs::read_to_string(&log).unwrap();
+    let _ = std::fs::remove_file(&log);
+    check_logs(&text, &[&token, &import_secret, &webhook_secret]);
+}
+
+/// One `request` line per API invocation, with the ids on it, and nothing secret anywhere.
+fn check_logs(text: &str, secrets: &[&str]) {
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"))
+        })
+        .collect();
+    for (name, _, expected) in SAMPLE_EVENTS {
+        let trace_id = format!("evt-{name}");
+        let requests: Vec<&Value> = lines
+            .iter()
+            .filter(|line| line["span"]["trace_id"] == trace_id.as_str())
+            .filter(|line| line["fields"]["message"] == "request")
+            .collect();
+        assert_eq!(requests.len(), 1, "{name}: one request line");
+        let line = requests[0];
+        let fields = &line["fields"];
+        assert_eq!(fields["status"], *expected, "{name}: {line}");
+        assert!(
+            fields["method"].is_string()
+                && fields["route"].as_str().is_some_and(|r| r.starts_with('/')),
+            "{name}: {line}"
+        );
+        assert!(fields["latency_ms"].is_number(), "{name}: {line}");
+        assert!(
+            fields["dynamodb_requests"].as_u64().is_some(),
+            "{name}: {line}"
+        );
+        if *name == "phone-calls-get" {
+            // The session check and the two Queries of DESIGN.md's budget.
+            assert_eq!(fields["dynamodb_requests"], 3, "{line}");
+            assert_eq!(fields["route"], "/phone-calls/{id}", "{line}");
+        }
+        let lambda_id = line["span"]["lambda_request_id"].as_str().unwrap_or("-");
+        assert!(lambda_id != "-" && !lambda_id.is_empty(), "{name}: {line}");
+    }
+    // Every line written while an invocation was served carries its ids: ours (`trace_id`,
+    // `lambda_request_id`) inside an HTTP request, the runtime's (`requestId`, `xrayTraceId`)
+    // around it (the scheduler's lines).
+    for line in &lines {
+        let span = &line["span"];
+        if !span.is_null() {
+            let ours = span["trace_id"].is_string() && span["lambda_request_id"].is_string();
+            let runtime = span["requestId"].is_string() && span["xrayTraceId"].is_string();
+            assert!(ours || runtime, "{line}");
+        }
+    }
+    // No secret, token, OTP key or national id (those of the import event) in any line.
+    let mut forbidden: Vec<&str> = secrets.to_vec();
+    forbidden.extend([
+        IMPORT_MASTER,
+        WEBHOOK_MASTER,
+        "emulator-otp-key",
+        "19121212-1212",
+        "191212121212",
+        "19380412-2384",
+        "193804122384",
+    ]);
+    for needle in forbidden {
+        assert!(!text.contains(needle), "a log line carries {needle:?}");
+    }
 }

@@ -2758,7 +2758,8 @@ impl SchedulerStore for DynamoStore {
 // ---- request counting ---------------------------------------------------------------------
 
 /// Counts DynamoDB requests by operation (`x-amz-target`), retries included, so tests and
-/// benchmarks can hold every endpoint to its request budget.
+/// benchmarks can hold every endpoint to its request budget; each also counts towards the
+/// request being served, for its log line.
 #[derive(Debug, Clone, Default)]
 pub struct RequestCounter {
     counts: Arc<Mutex<HashMap<String, usize>>>,
@@ -2788,6 +2789,7 @@ impl Intercept for RequestCounter {
             .and_then(|target| target.rsplit('.').next())
             .unwrap_or("unknown")
             .to_string();
+        crate::trace::count_dynamo_request();
         *self
             .counts
             .lock()
