@@ -5,7 +5,8 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use http::StatusCode;
 use integration_tests::{
-    Backend, TestApp, error_fields, on_both_stores, spawn_app, start_time, without_trace,
+    Backend, TestApp, error_fields, on_both_stores, quiet_demo, spawn_app, spawn_app_with,
+    start_time, without_trace,
 };
 use serde_json::{Value, json};
 use shared::records::{PhoneCall, TranscriptLine};
@@ -502,6 +503,35 @@ async fn answers_held_before_the_call_reach_its_entry_and_foreign_entries_stay_u
     assert_eq!(entry_42["phoneCallId"], Value::Null);
 }
 
+async fn a_late_call_completes_an_entry_that_ran_out_of_attempts(backend: Backend) {
+    // Entry 77 of client 3 is closed without a call: its last attempt went unanswered, or so
+    // it seemed until the platform reported the call.
+    let mut fixture = quiet_demo();
+    fixture["questionnaires"][0]["clients"] = json!([{
+        "id": 77, "clientId": 3, "questionnaireId": 11, "phoneCallId": null,
+        "createdAt": "2026-11-10T08:00:00Z", "nextTryAt": null
+    }]);
+    let app = spawn_app_with(backend, &fixture.to_string()).await;
+    let token = app.login(KARIN).await;
+    let mut call = ended("evt-late", "conv-late", PORTAL_LINE);
+    call["direction"] = json!("outbound");
+    call["toNumber"] = json!(CLIENT_3);
+    call["dynamicVariables"] = json!({"questionnaireClientId": 77});
+    let id = call_id(&app.deliver(1, &call).await);
+    let detail = app.get("/questionnaires/11", Some(&token)).await.json();
+    assert_eq!(detail["clients"][0]["id"], 77);
+    assert_eq!(detail["clients"][0]["phoneCallId"], id);
+    // A second call naming the same entry is recorded, and the entry keeps its first call.
+    let mut again = call.clone();
+    again["eventId"] = json!("evt-late-2");
+    again["conversationUuid"] = json!("conv-late-2");
+    let second = call_id(&app.deliver(1, &again).await);
+    assert_ne!(second, id);
+    let detail = app.get("/questionnaires/11", Some(&token)).await.json();
+    assert_eq!(detail["clients"][0]["phoneCallId"], id);
+    assert_eq!(thread(&app, &token, second).await[0]["clientId"], 3);
+}
+
 async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
     let app = spawn_app(backend).await;
     let store = app.api.store.clone();
@@ -693,5 +723,6 @@ on_both_stores!(
     a_thousand_line_transcript_is_written_in_eleven_transactions,
     answers_held_before_the_call_reach_its_entry_and_foreign_entries_stay_untouched,
     writes_over_a_stale_read_are_refused_whole,
+    a_late_call_completes_an_entry_that_ran_out_of_attempts,
     bad_deliveries_get_field_errors_and_write_nothing,
 );
