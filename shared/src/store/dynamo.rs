@@ -2389,22 +2389,11 @@ impl IngestStore for DynamoStore {
             reserve(counters::CLIENT_REQUEST, new.requests.len()),
         )
         .await?;
-        let call = PhoneCall {
-            id: call_id,
-            transcript: None,
-            ..new.call.clone()
-        };
-        let lines: Vec<TranscriptLine> = (first_line..)
-            .zip(&new.lines)
-            .map(|(id, line)| TranscriptLine {
-                id,
-                phone_call_id: call_id,
-                ..line.clone()
-            })
-            .collect();
-        let (mut ahead, record) = call_items(&call, &lines)?;
-        for (id, raised) in (first_request..).zip(&new.requests) {
-            ahead.push(request_item(&raised.record(id, &call, &lines)?)?);
+        let numbered = new.numbered(call_id, first_line, first_request)?;
+        let call = &numbered.call;
+        let (mut ahead, record) = call_items(call, &numbered.lines)?;
+        for request in &numbered.requests {
+            ahead.push(request_item(request)?);
         }
 
         let portal_pk = keys::portal(new.portal_id);
@@ -2418,7 +2407,7 @@ impl IngestStore for DynamoStore {
             self.receipt_put(new.portal_id, &new.event_id, uuid)?,
             self.held_as_read(new.portal_id, uuid, new.held_event_id.as_deref())?,
         ];
-        if let Some(counted) = CountedCall::of(&call) {
+        if let Some(counted) = CountedCall::of(call) {
             let mut expression = Expression::default();
             expression
                 .name("#stats", CALL_STATS)

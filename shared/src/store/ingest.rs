@@ -172,7 +172,47 @@ pub struct NewCall {
     pub held_event_id: Option<String>,
 }
 
+/// A call with the ids the store reserved: its record, its lines and its requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NumberedCall {
+    pub call: PhoneCall,
+    pub lines: Vec<TranscriptLine>,
+    pub requests: Vec<ClientRequest>,
+}
+
 impl NewCall {
+    /// The call, its lines and its requests under the ids reserved for them (consecutive
+    /// from `first_line` and `first_request`).
+    pub fn numbered(
+        &self,
+        call_id: i32,
+        first_line: i32,
+        first_request: i32,
+    ) -> StoreResult<NumberedCall> {
+        let call = PhoneCall {
+            id: call_id,
+            transcript: None,
+            ..self.call.clone()
+        };
+        let lines: Vec<TranscriptLine> = (first_line..)
+            .zip(&self.lines)
+            .map(|(id, line)| TranscriptLine {
+                id,
+                phone_call_id: call_id,
+                ..line.clone()
+            })
+            .collect();
+        let requests = (first_request..)
+            .zip(&self.requests)
+            .map(|(id, raised)| raised.record(id, &call, &lines))
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(NumberedCall {
+            call,
+            lines,
+            requests,
+        })
+    }
+
     pub fn conversation(&self, phone_call_id: i32) -> Conversation {
         Conversation {
             phone_call_id,

@@ -847,26 +847,10 @@ impl IngestStore for MemoryStore {
         let count = |n: usize| i32::try_from(n).map_err(|_| StoreError::Corrupt("count".into()));
         let first_line = state.next_id(counters::TRANSCRIPT_LINE, count(new.lines.len())?)?;
         let first_request = state.next_id(counters::CLIENT_REQUEST, count(new.requests.len())?)?;
-        let lines: Vec<TranscriptLine> = (first_line..)
-            .zip(&new.lines)
-            .map(|(id, line)| TranscriptLine {
-                id,
-                phone_call_id: call_id,
-                ..line.clone()
-            })
-            .collect();
-        let call = PhoneCall {
-            id: call_id,
-            transcript: None,
-            ..new.call.clone()
-        };
-        let requests = (first_request..)
-            .zip(&new.requests)
-            .map(|(id, raised)| raised.record(id, &call, &lines))
-            .collect::<StoreResult<Vec<_>>>()?;
-        state.lines.insert(call_id, lines);
-        state.requests.insert(call_id, requests);
-        state.calls.insert(call_id, call);
+        let numbered = new.numbered(call_id, first_line, first_request)?;
+        state.lines.insert(call_id, numbered.lines);
+        state.requests.insert(call_id, numbered.requests);
+        state.calls.insert(call_id, numbered.call);
         state
             .conversations
             .insert(conversation_key.clone(), new.conversation(call_id));

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use crate::fixture::Seed;
 pub use ingest::{
     Analysis, Conversation, DeliveryState, EntryCompletion, EntryRef, GivenAnswer, HeldAnalysis,
-    NewCall, NewRequest, RecordedAnalysis,
+    NewCall, NewRequest, NumberedCall, RecordedAnalysis,
 };
 use std::collections::{BTreeMap, HashMap};
 
