@@ -75,12 +75,8 @@ impl Platform {
     pub async fn from_env() -> Result<Self, crate::store::BoxError> {
         let config = crate::config::Config::from_env()?;
         let sdk = aws_config().await;
-        // The counter feeds each request's log line with its DynamoDB request count.
-        let dynamo = aws_sdk_dynamodb::config::Builder::from(&sdk)
-            .interceptor(crate::store::dynamo::RequestCounter::default())
-            .build();
         let store = std::sync::Arc::new(crate::store::dynamo::DynamoStore::new(
-            aws_sdk_dynamodb::Client::from_conf(dynamo),
+            crate::store::dynamo::client_from(&sdk),
             config.tables.clone(),
         ));
         let authenticator = crate::auth::Authenticator {

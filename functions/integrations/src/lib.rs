@@ -233,7 +233,9 @@ async fn call_ended(
                 Some(EntryCompletion { entry, answers })
             }
             None => {
-                warn_unplaced_answers(delivery.held.as_ref().map(|h| &h.analysis.answers));
+                if let Some(held) = &delivery.held {
+                    warn_unplaced_answers(&held.analysis.answers);
+                }
                 None
             }
         };
@@ -333,8 +335,8 @@ pub fn client_for_number(clients: &[Client], number: &str) -> Option<i32> {
         .flatten()
 }
 
-fn warn_unplaced_answers(answers: Option<&Vec<shared::store::GivenAnswer>>) {
-    if let Some(answers) = answers.filter(|answers| !answers.is_empty()) {
+fn warn_unplaced_answers(answers: &[shared::store::GivenAnswer]) {
+    if !answers.is_empty() {
         tracing::warn!(
             answers = answers.len(),
             "answers on a call that completed no questionnaire entry are not stored"
@@ -365,7 +367,7 @@ async fn call_analyzed(
                     }
                     Some(_) => Vec::new(),
                     None => {
-                        warn_unplaced_answers(Some(&analysis.answers));
+                        warn_unplaced_answers(&analysis.answers);
                         Vec::new()
                     }
                 };

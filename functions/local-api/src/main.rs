@@ -72,7 +72,7 @@ async fn main() -> Result<(), BoxError> {
             data: env_or("DATA_TABLE", "call-handling-data"),
             auth: env_or("AUTH_TABLE", "call-handling-auth"),
         };
-        let client = aws_sdk_dynamodb::Client::new(&sdk);
+        let client = shared::store::dynamo::client_from(&sdk);
         schema::create_tables(&client, &tables).await?;
         Arc::new(DynamoStore::new(client, tables))
     } else {

@@ -432,6 +432,23 @@ impl DynamoStore {
             .map_err(classify)
     }
 
+    /// The records of partition `pk` whose sort key starts with `prefix`.
+    async fn records_with_prefix<T: DeserializeOwned>(
+        &self,
+        pk: String,
+        prefix: &str,
+    ) -> StoreResult<Vec<T>> {
+        self.query_all(
+            None,
+            "pk = :pk AND begins_with(sk, :prefix)",
+            vec![(":pk", s(pk)), (":prefix", s(prefix))],
+        )
+        .await?
+        .into_iter()
+        .map(from_item)
+        .collect()
+    }
+
     async fn transact(&self, items: Vec<TransactWriteItem>) -> StoreResult<()> {
         debug_assert!(items.len() <= TRANSACTION_LIMIT);
         self.client
@@ -1180,6 +1197,31 @@ impl DynamoStore {
         }
     }
 
+    /// A consistent Query of the portal's clients from key `from` on, deleted ones filtered
+    /// out by DynamoDB, and only those also matching `condition` (over `#n`-style names and
+    /// `:v` values the caller adds) when given.
+    fn live_clients_query(
+        &self,
+        portal_id: i32,
+        from: &str,
+        condition: Option<&str>,
+    ) -> aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder {
+        let filter = match condition {
+            Some(condition) => format!("isDeleted = :false AND ({condition})"),
+            None => "isDeleted = :false".to_string(),
+        };
+        self.client
+            .query()
+            .table_name(&self.tables.data)
+            .key_condition_expression("pk = :pk AND sk BETWEEN :from AND :to")
+            .filter_expression(filter)
+            .expression_attribute_values(":pk", s(keys::portal(portal_id)))
+            .expression_attribute_values(":from", s(from))
+            .expression_attribute_values(":to", s(keys::CLIENTS_END))
+            .expression_attribute_values(":false", AttributeValue::Bool(false))
+            .consistent_read(true)
+    }
+
     /// The query behind `GET /clients`: clients after `page.after`, deleted ones filtered out
     /// by DynamoDB, pages read until the page is full plus one (to know whether more follow).
     async fn client_items(
@@ -1194,20 +1236,11 @@ impl DynamoStore {
         loop {
             let remaining = wanted.map(|wanted| wanted - items.len());
             let out = self
-                .client
-                .query()
-                .table_name(&self.tables.data)
-                .key_condition_expression("pk = :pk AND sk BETWEEN :from AND :to")
-                .filter_expression("isDeleted = :false")
-                .expression_attribute_values(":pk", s(keys::portal(portal_id)))
-                .expression_attribute_values(":from", s(from.clone()))
-                .expression_attribute_values(":to", s(keys::CLIENTS_END))
-                .expression_attribute_values(":false", AttributeValue::Bool(false))
+                .live_clients_query(portal_id, &from, None)
                 // DynamoDB applies `Limit` before the filter; a little slack keeps a page
                 // to one request when deleted clients fall inside it.
                 .set_limit(remaining.map(|r| i32::try_from(r + PAGE_SLACK).unwrap_or(i32::MAX)))
                 .set_exclusive_start_key(start_key)
-                .consistent_read(true)
                 .send()
                 .await
                 .map_err(classify)?;
@@ -1305,18 +1338,8 @@ impl ClientStore for DynamoStore {
 #[async_trait]
 impl ContactDetailStore for DynamoStore {
     async fn contact_details(&self, portal_id: i32) -> StoreResult<Vec<ContactDetail>> {
-        self.query_all(
-            None,
-            "pk = :pk AND begins_with(sk, :contact)",
-            vec![
-                (":pk", s(keys::portal(portal_id))),
-                (":contact", s("CONTACT#")),
-            ],
-        )
-        .await?
-        .into_iter()
-        .map(from_item)
-        .collect()
+        self.records_with_prefix(keys::portal(portal_id), "CONTACT#")
+            .await
     }
 
     async fn contact_detail(&self, portal_id: i32, id: i32) -> StoreResult<Option<ContactDetail>> {
@@ -2327,20 +2350,14 @@ impl IngestStore for DynamoStore {
 
     async fn clients_by_number(&self, portal_id: i32, number: &str) -> StoreResult<Vec<Client>> {
         let items: Vec<Item> = self
-            .client
-            .query()
-            .table_name(&self.tables.data)
-            .key_condition_expression("pk = :pk AND sk BETWEEN :from AND :to")
-            .filter_expression("#deleted = :false AND (#phone = :number OR #primary = :number)")
-            .expression_attribute_names("#deleted", "isDeleted")
+            .live_clients_query(
+                portal_id,
+                &keys::client(0),
+                Some("#phone = :number OR #primary = :number"),
+            )
             .expression_attribute_names("#phone", "phone")
             .expression_attribute_names("#primary", "primaryNumber")
-            .expression_attribute_values(":pk", s(keys::portal(portal_id)))
-            .expression_attribute_values(":from", s(keys::client(0)))
-            .expression_attribute_values(":to", s(keys::CLIENTS_END))
-            .expression_attribute_values(":false", AttributeValue::Bool(false))
             .expression_attribute_values(":number", s(number))
-            .consistent_read(true)
             .into_paginator()
             .items()
             .send()
@@ -2357,18 +2374,8 @@ impl IngestStore for DynamoStore {
     }
 
     async fn questions(&self, questionnaire_id: i32) -> StoreResult<Vec<Question>> {
-        self.query_all(
-            None,
-            "pk = :pk AND begins_with(sk, :question)",
-            vec![
-                (":pk", s(keys::questionnaire(questionnaire_id))),
-                (":question", s("QUESTION#")),
-            ],
-        )
-        .await?
-        .into_iter()
-        .map(from_item)
-        .collect()
+        self.records_with_prefix(keys::questionnaire(questionnaire_id), "QUESTION#")
+            .await
     }
 
     async fn record_call(&self, new: &NewCall) -> StoreResult<i32> {
@@ -2746,9 +2753,36 @@ impl SchedulerStore for DynamoStore {
 
 // ---- request counting ---------------------------------------------------------------------
 
+/// The DynamoDB client functions and `local-api` use: each request it sends (retries
+/// included) counts towards the HTTP request being served, for that request's log line.
+pub fn client_from(sdk: &aws_config::SdkConfig) -> DynamoClient {
+    let config = aws_sdk_dynamodb::config::Builder::from(sdk)
+        .interceptor(PerRequestCount)
+        .build();
+    DynamoClient::from_conf(config)
+}
+
+#[derive(Debug)]
+struct PerRequestCount;
+
+impl Intercept for PerRequestCount {
+    fn name(&self) -> &'static str {
+        "PerRequestCount"
+    }
+
+    fn read_before_transmit(
+        &self,
+        _context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), BoxError> {
+        crate::trace::count_dynamo_request();
+        Ok(())
+    }
+}
+
 /// Counts DynamoDB requests by operation (`x-amz-target`), retries included, so tests and
-/// benchmarks can hold every endpoint to its request budget; each also counts towards the
-/// request being served, for its log line.
+/// benchmarks can hold every endpoint to its request budget.
 #[derive(Debug, Clone, Default)]
 pub struct RequestCounter {
     counts: Arc<Mutex<HashMap<String, usize>>>,
@@ -2778,7 +2812,6 @@ impl Intercept for RequestCounter {
             .and_then(|target| target.rsplit('.').next())
             .unwrap_or("unknown")
             .to_string();
-        crate::trace::count_dynamo_request();
         *self
             .counts
             .lock()
