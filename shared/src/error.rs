@@ -140,18 +140,33 @@ impl ApiError {
 
 /// The problem document. `extra` carries endpoint-specific members (for example ranked
 /// candidates on a "no suggestion" answer).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "type": "urn:call-handling:problem:validation",
+    "title": "The request is not valid.",
+    "status": 400,
+    "detail": "The request has invalid fields.",
+    "errors": {"phone": ["is not a valid phone number"]},
+    "traceId": "1-67a0c2f1-5d2e8a1b9c3f4e6a7b8c9d0e"
+}))]
 pub struct Problem {
+    /// `urn:call-handling:problem:<slug>`, one slug per kind of failure.
     #[serde(rename = "type")]
     pub kind: String,
     pub title: String,
+    /// The HTTP status, repeated.
     pub status: u16,
     pub detail: String,
+    /// Validation failures only: each failing field (a JSON path such as `[2].retries`) with
+    /// its messages.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<std::collections::HashMap<String, Vec<String>>>)]
     pub errors: Option<FieldErrors>,
+    /// The id under which the failure was logged.
     pub trace_id: String,
     #[serde(flatten)]
+    #[schema(ignore)]
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 

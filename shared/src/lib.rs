@@ -11,6 +11,7 @@ pub mod fixture;
 pub mod matcher;
 pub mod national_id;
 pub mod notify;
+pub mod openapi;
 pub mod phone;
 pub mod records;
 pub mod runtime;

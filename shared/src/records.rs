@@ -9,16 +9,17 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// Every timestamp on the wire: RFC 3339, UTC, `Z` on output; any offset accepted on input.
 pub type Timestamp = DateTime<Utc>;
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct PhoneCall {
     pub id: i32,
-    pub start_date: Timestamp,
-    pub end_date: Option<Timestamp>,
+    pub start_date: DateTime<Utc>,
+    pub end_date: Option<DateTime<Utc>>,
     pub from_number: Option<String>,
     pub to_number: Option<String>,
     pub summary: Option<String>,
@@ -38,11 +39,11 @@ pub struct PhoneCall {
     pub portal_id: i32,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct TranscriptLine {
     pub id: i32,
-    pub created_at: Timestamp,
+    pub created_at: DateTime<Utc>,
     pub by: Option<String>,
     pub message: Option<String>,
     pub phone_call_id: i32,
@@ -60,6 +61,21 @@ pub enum TranscriptCategory {
     Caller,
     System,
 }
+
+/// On the wire an integer enumeration, as the interface gives it.
+impl utoipa::PartialSchema for TranscriptCategory {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Integer)
+            .enum_values(Some([0, 1, 2]))
+            .description(Some(
+                "0 spoken by the agent, 1 spoken by the caller, 2 a system event.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for TranscriptCategory {}
 
 impl TryFrom<i64> for TranscriptCategory {
     type Error = String;
@@ -83,11 +99,11 @@ impl From<TranscriptCategory> for i64 {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ClientRequest {
     pub id: i32,
-    pub created_at: Timestamp,
+    pub created_at: DateTime<Utc>,
     pub request: Option<String>,
     pub client_id: i32,
     pub portal_id: i32,
@@ -95,12 +111,12 @@ pub struct ClientRequest {
     pub phone_call_transcript_line_id: Option<i32>,
     pub status: Option<String>,
     pub response: Option<String>,
-    pub responded_at: Option<Timestamp>,
+    pub responded_at: Option<DateTime<Utc>>,
     pub responded_by_account_id: Option<i32>,
     pub responded_by: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ContactDetail {
     pub id: i32,
@@ -112,11 +128,11 @@ pub struct ContactDetail {
     pub contact_between_end: Option<String>,
     pub priority: i32,
     pub is_active: bool,
-    pub created_at: Timestamp,
+    pub created_at: DateTime<Utc>,
     pub contact_when_final_outpost: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Client {
     pub id: i32,
@@ -131,9 +147,9 @@ pub struct Client {
     pub portal_id: i32,
     pub email: Option<String>,
     pub national_id: Option<String>,
-    pub accepted_terms_at: Option<Timestamp>,
+    pub accepted_terms_at: Option<DateTime<Utc>>,
     pub total_calls: i32,
-    pub last_call_at: Option<Timestamp>,
+    pub last_call_at: Option<DateTime<Utc>>,
     pub call_length_in_seconds: i32,
     pub calls_last7_days: i32,
     pub is_unknown: bool,
@@ -146,11 +162,11 @@ pub struct Client {
     pub is_customer_service: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Portal {
     pub id: i32,
-    pub created_at: Timestamp,
+    pub created_at: DateTime<Utc>,
     pub status: i32,
     pub name: Option<String>,
     pub customer_service_phone: Option<String>,
@@ -161,7 +177,7 @@ pub struct Portal {
     pub organisation_id: i32,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct QuestionnaireSummary {
     pub id: i32,
@@ -172,7 +188,7 @@ pub struct QuestionnaireSummary {
     pub max_tries: i32,
     pub interval_back_off_multiplier: f64,
     pub repeat_interval_days: i32,
-    pub created_at: Timestamp,
+    pub created_at: DateTime<Utc>,
 }
 
 impl QuestionnaireSummary {
@@ -200,7 +216,7 @@ impl QuestionnaireSummary {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct QuestionnaireDetail {
     pub id: i32,
@@ -211,7 +227,7 @@ pub struct QuestionnaireDetail {
     pub max_tries: i32,
     pub interval_back_off_multiplier: f64,
     pub repeat_interval_days: i32,
-    pub created_at: Timestamp,
+    pub created_at: DateTime<Utc>,
     pub questions: Vec<Question>,
     pub answers: Vec<Answer>,
     pub clients: Vec<QuestionnaireClientEntry>,
@@ -235,7 +251,7 @@ impl QuestionnaireDetail {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Question {
     pub id: i32,
@@ -247,7 +263,7 @@ pub struct Question {
     pub metadata: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Answer {
     pub question_id: i32,
@@ -257,23 +273,23 @@ pub struct Answer {
     pub kind: Option<String>,
     pub metadata: Option<String>,
     pub answer_text: Option<String>,
-    pub answered_at: Option<Timestamp>,
+    pub answered_at: Option<DateTime<Utc>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct QuestionnaireClientEntry {
     pub id: i32,
     pub client_id: i32,
     pub questionnaire_id: i32,
     pub phone_call_id: Option<i32>,
-    pub created_at: Timestamp,
-    pub next_try_at: Option<Timestamp>,
+    pub created_at: DateTime<Utc>,
+    pub next_try_at: Option<DateTime<Utc>>,
 }
 
 /// A staff account: the identity behind a session. Not an interface record of its own; it is
 /// returned inside the `validate-otp` answer.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Account {
     pub id: i32,
@@ -341,4 +357,12 @@ mod tests {
     }
 
     use crate::error::ApiError;
+}
+#[cfg(test)]
+mod schema_probe {
+    #[test]
+    fn probe() {
+        use utoipa::PartialSchema;
+        println!("{}", serde_json::to_string_pretty(&super::PhoneCall::schema()).unwrap());
+    }
 }

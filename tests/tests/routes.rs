@@ -1,5 +1,6 @@
 //! One set of routes everywhere: the HTTP API routes `template.yaml` declares, the routes the
-//! sample events in `events/` are for, and the routes `local-api` serves.
+//! sample events in `events/` are for, the operations of the OpenAPI document, and the routes
+//! `local-api` serves; and the checked-in `openapi.json` is the document the code generates.
 
 use std::collections::BTreeSet;
 
@@ -41,11 +42,35 @@ fn event_routes() -> BTreeSet<String> {
         .collect()
 }
 
+/// `METHOD /path` of every operation of the OpenAPI document.
+fn openapi_routes() -> BTreeSet<String> {
+    let document = local_api::openapi::document();
+    let mut routes = BTreeSet::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            routes.insert(format!("{} {path}", method.to_uppercase()));
+        }
+    }
+    routes
+}
+
 #[test]
-fn the_template_declares_exactly_the_routes_the_sample_events_are_for() {
+fn the_template_the_sample_events_and_the_openapi_document_have_the_same_routes() {
     let template = template_routes();
     assert_eq!(template.len(), 20, "{template:?}");
     assert_eq!(template, event_routes());
+    assert_eq!(template, openapi_routes());
+}
+
+#[test]
+fn the_checked_in_openapi_json_is_the_document_the_code_generates() {
+    let generated = local_api::openapi::document();
+    let checked_in: Value = serde_json::from_str(include_str!("../../openapi.json"))
+        .expect("openapi.json is JSON");
+    assert!(
+        checked_in == generated,
+        "openapi.json is stale: run `cargo run -p local-api -- --openapi > openapi.json`"
+    );
 }
 
 #[tokio::test]

@@ -14,7 +14,10 @@ use shared::error::ApiError;
 use shared::extract::{Json, JsonResponse};
 use shared::notify::{SmsSender, SnsSms};
 use shared::phone::{self, DefaultRegion};
+use chrono::{DateTime, Utc};
+use shared::error::Problem;
 use shared::records::{Account, Timestamp};
+use utoipa::ToSchema;
 use shared::runtime::Platform;
 use shared::store::{AuthStore, BoxError, OtpRequest, SendLog, Session, StoreError};
 
@@ -69,39 +72,64 @@ pub fn routes(state: AuthState) -> Router {
         .with_state(state)
 }
 
-#[derive(Debug, Deserialize)]
+/// The OpenAPI description of this function's routes.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(request_otp, validate_otp, logout))]
+pub struct ApiDoc;
+
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"phoneNumber": "070-100 00 01"}))]
 pub struct RequestOtpBody {
+    /// The staff member's number, as written ("070-100 00 01", "+46701000001").
+    #[schema(format = "phone", max_length = 40)]
     pub phone_number: String,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OtpIssued {
+    /// Goes with the code to `validate-otp`.
+    #[schema(example = "3f1c9a2e6b7d4c58a0e1f2b3c4d5e6f7")]
     pub request_id: String,
-    pub expires_at: Timestamp,
+    pub expires_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({
+    "phoneNumber": "+46701000001",
+    "requestId": "3f1c9a2e6b7d4c58a0e1f2b3c4d5e6f7",
+    "otp": "123456"
+}))]
 pub struct ValidateOtpBody {
+    #[schema(format = "phone", max_length = 40)]
     pub phone_number: String,
+    #[schema(min_length = 1, max_length = 64)]
     pub request_id: String,
+    /// The 6 digits of the SMS.
+    #[schema(pattern = "^[0-9]{6}$")]
     pub otp: String,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionIssued {
+    /// Sent as `Authorization: Bearer <token>`.
     pub token: String,
+    /// Always `Bearer`.
+    #[schema(example = "Bearer")]
     pub token_type: String,
-    pub expires_at: Timestamp,
+    /// The absolute end of the session; it also ends after 2 hours without a request.
+    pub expires_at: DateTime<Utc>,
     pub account: Account,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"all": false}))]
 pub struct LogoutBody {
+    /// `true` ends every session of the account, `false` (the default) only this one.
     #[serde(default)]
     pub all: bool,
 }
@@ -113,6 +141,17 @@ fn e164(raw: &str, region: DefaultRegion) -> Result<String, ApiError> {
 /// Concurrent requests for one number race on the send log's version; a loser re-reads.
 const SAVE_ATTEMPTS: usize = 3;
 
+/// Sends a login code by SMS when an account has the number. Every well-formed number gets the
+/// same 202, so numbers cannot be enumerated. Not in interface v1: the code has to come from
+/// somewhere.
+#[utoipa::path(
+    post, path = "/authentication/request-otp", tag = "authentication",
+    request_body = RequestOtpBody,
+    responses(
+        (status = 202, description = "A code was sent if an account has this number.", body = OtpIssued),
+        (status = 429, description = "Five codes were requested for this number in the last hour.", body = Problem),
+    )
+)]
 async fn request_otp(
     State(state): State<AuthState>,
     Json(body): Json<RequestOtpBody>,
@@ -176,6 +215,16 @@ async fn request_otp(
     })
 }
 
+/// Exchanges a code for a session. A wrong, expired, used or mismatched code is one generic 401.
+#[utoipa::path(
+    post, path = "/authentication/validate-otp", tag = "authentication",
+    request_body = ValidateOtpBody,
+    responses(
+        (status = 200, description = "The session.", body = SessionIssued),
+        (status = 401, description = "The code is wrong, expired, used, or not this number's.", body = Problem),
+        (status = 429, description = "Five wrong codes killed this request; ask for a new code.", body = Problem),
+    )
+)]
 async fn validate_otp(
     State(state): State<AuthState>,
     Json(body): Json<ValidateOtpBody>,
@@ -243,6 +292,14 @@ async fn validate_otp(
     }))
 }
 
+/// Ends this session, or with `all` every session of the account; the token stops working at
+/// once.
+#[utoipa::path(
+    post, path = "/authentication/logout", tag = "authentication",
+    request_body = LogoutBody,
+    responses((status = 204, description = "Logged out.")),
+    security(("bearer" = []))
+)]
 async fn logout(
     State(state): State<AuthState>,
     caller: Caller,

@@ -14,7 +14,7 @@ use http::{HeaderValue, header};
 use serde::Deserialize;
 
 use shared::auth::{Authenticator, Caller};
-use shared::error::ApiError;
+use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
 use shared::phone::{self, DefaultRegion};
 use shared::records::Client;
@@ -24,6 +24,11 @@ use shared::validate::{self, Validator};
 
 /// The largest page a client may ask for.
 pub const MAX_PAGE: usize = 1000;
+
+/// The OpenAPI description of this function's routes.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(list_clients, update_client))]
+pub struct ApiDoc;
 
 #[derive(Clone)]
 pub struct ClientsState {
@@ -61,9 +66,13 @@ pub fn routes(state: ClientsState) -> Router {
         .with_state(state)
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct ListQuery {
+    /// Page size, 1 to 1000; without it the whole list is returned.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 1000)]
     limit: Option<String>,
+    /// Where the page starts: copied from the previous page's `Link` header.
     cursor: Option<String>,
 }
 
@@ -106,6 +115,16 @@ fn page_request(query: ListQuery) -> Result<ClientPageRequest, ApiError> {
 
 /// Every client of the caller's portal that is not deleted, by id. With `?limit=N` one page,
 /// and a `Link: <...>; rel="next"` header while more follow.
+#[utoipa::path(
+    get, path = "/clients", tag = "clients",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "The clients, by id. With `limit`, a `Link: <...>; rel=\"next\"` header names the next page while more follow.",
+            body = Vec<Client>,
+            headers(("Link" = String, description = "The next page, when `limit` was given and more clients follow."))),
+    ),
+    security(("bearer" = []))
+)]
 async fn list_clients(
     State(state): State<ClientsState>,
     caller: Caller,
@@ -132,15 +151,30 @@ async fn list_clients(
 
 /// The fields staff may change; absent and null both mean "leave as it is", and any other
 /// field (`portalId`, `isDeleted`, ...) is refused.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"city": "Stockholm", "phone": "070-123 45 67"}))]
 struct ClientPatch {
+    /// Cannot be cleared.
+    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
     name: Option<String>,
+    /// Stored in E.164; cannot be cleared.
+    #[schema(format = "phone", max_length = 40)]
     phone: Option<String>,
+    /// Empty clears it.
+    #[schema(max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
     city: Option<String>,
+    /// Empty clears it.
+    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
     street: Option<String>,
+    /// Empty clears it.
+    #[schema(max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
     country: Option<String>,
+    /// Empty clears it.
+    #[schema(max_length = 20, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
     zip_code: Option<String>,
+    /// A BCP 47 tag (`sv`, `en-GB`), stored in canonical case; cannot be cleared.
+    #[schema(format = "language-tag", max_length = 35)]
     language: Option<String>,
 }
 
@@ -191,6 +225,18 @@ impl ClientPatch {
     }
 }
 
+/// Changes a client's contact fields; absent and null leave a field alone, and any field not
+/// listed is refused.
+#[utoipa::path(
+    patch, path = "/clients/{id}", tag = "clients",
+    params(("id" = i32, Path, minimum = 1, description = "The client.")),
+    request_body = ClientPatch,
+    responses(
+        (status = 200, description = "The updated client.", body = Client),
+        (status = 404, description = "No client with this id in the caller's portal.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn update_client(
     State(state): State<ClientsState>,
     caller: Caller,

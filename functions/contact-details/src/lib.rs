@@ -11,13 +11,23 @@ use serde::Deserialize;
 
 use shared::auth::{Authenticator, Caller};
 use shared::contact_window::{self, WindowError};
-use shared::error::ApiError;
+use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
 use shared::phone::{self, DefaultRegion};
 use shared::records::ContactDetail;
 use shared::runtime::Platform;
 use shared::store::{ContactDetailChanges, ContactDetailStore};
 use shared::validate::{self, Validator, required};
+
+/// The OpenAPI description of this function's routes.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    list_contact_details,
+    active_contact_details,
+    get_contact_detail,
+    replace_contact_detail
+))]
+pub struct ApiDoc;
 
 #[derive(Clone)]
 pub struct ContactDetailsState {
@@ -63,6 +73,11 @@ pub fn routes(state: ContactDetailsState) -> Router {
 }
 
 /// Every contact detail of the caller's portal, by priority then id.
+#[utoipa::path(
+    get, path = "/contact-details", tag = "contact details",
+    responses((status = 200, description = "The portal's contact details, by `priority` (1 first), then `id`.", body = Vec<ContactDetail>)),
+    security(("bearer" = []))
+)]
 async fn list_contact_details(
     State(state): State<ContactDetailsState>,
     caller: Caller,
@@ -73,6 +88,11 @@ async fn list_contact_details(
 }
 
 /// The contact details that are active and inside their window now, by priority then id.
+#[utoipa::path(
+    get, path = "/contact-details/active", tag = "contact details",
+    responses((status = 200, description = "The contact details with `isActive` whose window, in the portal's local time, holds the current time: `[start, end)`, across midnight when start > end, all day when both are null.", body = Vec<ContactDetail>)),
+    security(("bearer" = []))
+)]
 async fn active_contact_details(
     State(state): State<ContactDetailsState>,
     caller: Caller,
@@ -89,6 +109,15 @@ async fn active_contact_details(
     Ok(JsonResponse::ok(details))
 }
 
+#[utoipa::path(
+    get, path = "/contact-details/{id}", tag = "contact details",
+    params(("id" = i32, Path, minimum = 1, description = "The contact detail.")),
+    responses(
+        (status = 200, description = "The contact detail.", body = ContactDetail),
+        (status = 404, description = "No contact detail with this id in the caller's portal.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn get_contact_detail(
     State(state): State<ContactDetailsState>,
     caller: Caller,
@@ -106,7 +135,7 @@ async fn get_contact_detail(
 /// and `isActive` are required; the others may be null (or empty) to clear them.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ContactDetailBody {
+pub struct ContactDetailBody {
     name: Option<String>,
     contact_number: Option<String>,
     contact_email: Option<String>,
@@ -115,6 +144,68 @@ struct ContactDetailBody {
     priority: Option<i64>,
     is_active: Option<bool>,
 }
+
+/// Written out by hand: a window needs both ends or neither, which field attributes cannot say.
+/// (utoipa reads back only typed schemas, hence `maxLength: 0` for "empty" and the `allOf`.)
+impl utoipa::PartialSchema for ContactDetailBody {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use shared::openapi::TIME;
+        let empty = serde_json::json!({"type": "string", "maxLength": 0});
+        let blank = serde_json::json!({"anyOf": [{"type": "null"}, empty]});
+        let fields = serde_json::json!({
+            "type": "object",
+            "description": "Replaces every editable field. `name`, `priority` and `isActive` \
+                are required; null or empty clears the others. The window is both ends \
+                (HH:mm or HH:mm:ss, the portal's local time) or neither (all day).",
+            "additionalProperties": false,
+            "required": ["name", "priority", "isActive"],
+            "properties": {
+                "name": {
+                    "type": "string", "maxLength": 200,
+                    "pattern": shared::openapi::REQUIRED_TEXT,
+                },
+                "contactNumber": {"anyOf": [
+                    {"type": "null"}, empty, {"type": "string", "format": "phone", "maxLength": 40},
+                ]},
+                "contactEmail": {"anyOf": [
+                    {"type": "null"}, empty, {"type": "string", "format": "email", "maxLength": 254},
+                ]},
+                "contactBetweenStart": {"anyOf": [{"type": "null"}, {"type": "string"}]},
+                "contactBetweenEnd": {"anyOf": [{"type": "null"}, {"type": "string"}]},
+                "priority": {
+                    "type": "integer", "format": "int32", "minimum": 0,
+                    "description": "1 first; 0 sorts before it.",
+                },
+                "isActive": {"type": "boolean"},
+            },
+        });
+        let window = serde_json::json!({"anyOf": [
+                {
+                    "type": "object",
+                    "required": ["contactBetweenStart", "contactBetweenEnd"],
+                    "properties": {
+                        "contactBetweenStart": {"type": "string", "pattern": TIME},
+                        "contactBetweenEnd": {"type": "string", "pattern": TIME},
+                    },
+                },
+                {
+                    "type": "object",
+                    "properties": {"contactBetweenStart": blank, "contactBetweenEnd": blank},
+                },
+            ]});
+        let schema = serde_json::json!({
+            "allOf": [fields, window],
+            "example": {
+                "name": "Evening staff", "contactNumber": "08-700 10 60", "contactEmail": null,
+                "contactBetweenStart": "16:00", "contactBetweenEnd": "22:00",
+                "priority": 2, "isActive": true,
+            },
+        });
+        serde_json::from_value(schema).expect("a well-formed schema")
+    }
+}
+
+impl utoipa::ToSchema for ContactDetailBody {}
 
 impl ContactDetailBody {
     fn changes(self, region: DefaultRegion) -> Result<ContactDetailChanges, ApiError> {
@@ -175,6 +266,16 @@ impl ContactDetailBody {
     }
 }
 
+#[utoipa::path(
+    put, path = "/contact-details/{id}", tag = "contact details",
+    params(("id" = i32, Path, minimum = 1, description = "The contact detail to update.")),
+    request_body = ContactDetailBody,
+    responses(
+        (status = 200, description = "The contact detail as stored.", body = ContactDetail),
+        (status = 404, description = "No contact detail with this id in the caller's portal.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn replace_contact_detail(
     State(state): State<ContactDetailsState>,
     caller: Caller,

@@ -7,7 +7,8 @@ use serde_json::{Map, Value};
 
 use shared::error::ApiError;
 use shared::phone::{self, DefaultRegion};
-use shared::records::{Timestamp, TranscriptCategory};
+use chrono::{DateTime, Utc};
+use shared::records::TranscriptCategory;
 use shared::store::{Analysis, GivenAnswer};
 use shared::validate::{self, Validator};
 
@@ -22,7 +23,7 @@ pub const MAX_ANSWERS: usize = shared::store::MAX_QUESTIONS;
 /// A call may last at most this long; anything longer is a broken timestamp.
 const MAX_CALL: TimeDelta = TimeDelta::hours(24);
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
 pub enum VoiceEvent {
     #[serde(rename = "call.ended")]
@@ -31,26 +32,49 @@ pub enum VoiceEvent {
     CallAnalyzed(CallAnalyzed),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Inbound,
     Outbound,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({
+    "type": "call.ended", "eventId": "evt-7f3a", "conversationUuid": "conv-2001",
+    "startDate": "2026-11-21T08:00:00Z", "endDate": "2026-11-21T08:03:10Z",
+    "fromNumber": "+46731110001", "toNumber": "+4687001000", "direction": "inbound",
+    "dynamicVariables": {"questionnaireClientId": "41"},
+    "transcript": [
+        {"createdAt": "2026-11-21T08:00:02Z", "by": "agent", "message": "Hej!", "category": 0},
+        {"createdAt": "2026-11-21T08:00:06Z", "by": "caller", "message": "Kan ni ringa min dotter?", "category": 1}
+    ],
+    "requests": [{"request": "Call her daughter.", "transcriptLineIndex": 1}]
+}))]
 pub struct CallEnded {
+    /// The platform's id of this delivery; a redelivery carries the same one.
+    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
     pub event_id: String,
+    /// The platform's id of the conversation (the call's `conversationUuid`).
+    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
     pub conversation_uuid: String,
-    pub start_date: Timestamp,
-    pub end_date: Timestamp,
+    pub start_date: DateTime<Utc>,
+    /// At or after `startDate`, within 24 hours of it.
+    pub end_date: DateTime<Utc>,
+    #[schema(format = "phone", max_length = 40)]
     pub from_number: String,
+    #[schema(format = "phone", max_length = 40)]
     pub to_number: String,
     pub direction: Direction,
+    /// The conversation this leg was transferred from or to; another conversation than this.
     #[serde(default)]
+    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
     pub connected_to_conversation_uuid: Option<String>,
+    /// The variables the call was placed with (`questionnaireClientId` names the questionnaire
+    /// entry a call answers); at most 20,000 characters as JSON text.
     #[serde(default)]
+    #[schema(value_type = Option<Object>)]
     pub dynamic_variables: Option<Map<String, Value>>,
     #[serde(default)]
     pub transcript: Vec<IncomingLine>,
@@ -58,28 +82,40 @@ pub struct CallEnded {
     pub requests: Vec<IncomingRequest>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IncomingLine {
-    pub created_at: Timestamp,
+    pub created_at: DateTime<Utc>,
     #[serde(default)]
+    #[schema(max_length = 20000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$")]
     pub by: Option<String>,
     #[serde(default)]
+    #[schema(max_length = 20000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$")]
     pub message: Option<String>,
     pub category: TranscriptCategory,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IncomingRequest {
+    #[schema(max_length = 20000, pattern = r"\S")]
     pub request: String,
+    /// The 0-based index, in `transcript`, of the line that raised it.
     pub transcript_line_index: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({
+    "type": "call.analyzed", "eventId": "evt-7f3b", "conversationUuid": "conv-2001",
+    "summary": "Asked staff to call her daughter.", "purpose": "Message",
+    "confidence": 90, "satisfaction": 4, "name": "Gunnel Andersson",
+    "answers": [{"questionId": 21, "answerText": "Ja", "answeredAt": "2026-11-21T08:02:00Z"}]
+}))]
 pub struct CallAnalyzed {
+    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
     pub event_id: String,
+    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
     pub conversation_uuid: String,
     #[serde(default)]
     pub summary: Option<String>,
@@ -99,13 +135,13 @@ pub struct CallAnalyzed {
     pub answers: Vec<IncomingAnswer>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IncomingAnswer {
     pub question_id: i32,
     #[serde(default)]
     pub answer_text: Option<String>,
-    pub answered_at: Timestamp,
+    pub answered_at: DateTime<Utc>,
 }
 
 fn identifier(value: &str) -> Result<String, String> {

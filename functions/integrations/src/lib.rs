@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use events::{CallAnalyzed, CallEnded, VoiceEvent};
 use shared::clock::Clock;
-use shared::error::ApiError;
+use shared::error::{ApiError, Problem};
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 use shared::phone::DefaultRegion;
 use shared::records::{Client, PhoneCall, TranscriptLine};
@@ -27,6 +27,11 @@ use shared::webhook::{self, SignatureError};
 
 /// A delivery of at most 1 MiB: a 1,000-line transcript fits with room to spare.
 pub const EVENT_BODY_LIMIT: usize = 1024 * 1024;
+/// The OpenAPI description of this function's routes.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(voice_event))]
+pub struct ApiDoc;
+
 pub const PORTAL_HEADER: &str = "x-portal-id";
 pub const SIGNATURE_HEADER: &str = "x-signature";
 /// Rounds a delivery may lose to concurrent writes of the same conversation before it answers
@@ -74,7 +79,7 @@ pub fn routes(state: IntegrationsState) -> Router {
 }
 
 /// The answer to a delivery: the call it concerns, `null` while an analysis waits for it.
-#[derive(Debug, Serialize, PartialEq, Eq)]
+#[derive(Debug, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Ingested {
     pub phone_call_id: Option<i32>,
@@ -115,6 +120,24 @@ fn authenticate(
     })
 }
 
+/// Receives the voice platform's events: `call.ended` records the call with its transcript and
+/// requests (and completes a questionnaire entry), `call.analyzed` adds the summary fields and
+/// answers. No session: each delivery is signed with its portal's webhook secret. A
+/// redelivery answers as the first delivery did and writes nothing.
+#[utoipa::path(
+    post, path = "/integrations/voice/events", tag = "integrations",
+    params(
+        ("X-Portal-Id" = i32, Header, minimum = 1, description = "The portal the delivery is for."),
+        ("X-Signature" = String, Header, description = "`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\" keyed with the portal's webhook secret>`; several `v1` are allowed while a secret rotates; `t` within 5 minutes of now."),
+    ),
+    request_body = VoiceEvent,
+    responses(
+        (status = 200, description = "The call the delivery concerns.", body = Ingested),
+        (status = 202, description = "An analysis whose call has not ended yet: held, merged when it does (`phoneCallId` null).", body = Ingested),
+        (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
+        (status = 409, description = "This `eventId` was delivered before for another conversation.", body = Problem),
+    )
+)]
 async fn voice_event(
     State(state): State<IntegrationsState>,
     headers: HeaderMap,

@@ -2,6 +2,8 @@
 //! with SMS and dialler messages delivered to the dev outbox (`GET /_dev/outbox`), and the
 //! questionnaire scheduler run on demand (`POST /_dev/run-scheduler`).
 
+pub mod openapi;
+
 use std::sync::Arc;
 
 use axum::Router;
@@ -244,8 +246,16 @@ impl LocalApi {
                 "/_dev/run-scheduler",
                 post(run_scheduler).with_state(self.scheduler()),
             );
-        shared::runtime::finish(functions.merge(dev))
+        shared::runtime::finish(functions.merge(dev).merge(reference()))
     }
+}
+
+/// `/openapi.json` and the API reference at `/docs` (Swagger UI, its assets built into the
+/// binary, so it works offline).
+fn reference() -> Router {
+    utoipa_swagger_ui::SwaggerUi::new("/docs")
+        .external_urls_from_iter_unchecked([("/openapi.json", openapi::document())])
+        .into()
 }
 
 #[derive(Deserialize)]

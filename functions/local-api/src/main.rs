@@ -1,4 +1,5 @@
-//! `local-api [--port N] [--seed FILE] [--dynamodb]`: the whole API on 127.0.0.1.
+//! `local-api [--port N] [--seed FILE] [--dynamodb]`: the whole API on 127.0.0.1;
+//! `local-api --openapi` prints its OpenAPI document (the checked-in `openapi.json`).
 
 use std::sync::Arc;
 
@@ -15,15 +16,17 @@ struct Args {
     port: u16,
     seed: Option<String>,
     dynamodb: bool,
+    openapi: bool,
 }
 
-const USAGE: &str = "usage: local-api [--port N] [--seed FILE] [--dynamodb]";
+const USAGE: &str = "usage: local-api [--port N] [--seed FILE] [--dynamodb] | --openapi";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         port: 3000,
         seed: None,
         dynamodb: false,
+        openapi: false,
     };
     let mut words = std::env::args().skip(1);
     while let Some(word) = words.next() {
@@ -34,6 +37,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--seed" => args.seed = Some(words.next().ok_or("--seed needs a file")?),
             "--dynamodb" => args.dynamodb = true,
+            "--openapi" => args.openapi = true,
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
@@ -65,6 +69,11 @@ fn from_env_or_random(from_env: bool, name: &str) -> String {
 async fn main() -> Result<(), BoxError> {
     shared::runtime::init_tracing();
     let args = parse_args()?;
+    if args.openapi {
+        let document = serde_json::to_string_pretty(&local_api::openapi::document())?;
+        println!("{document}");
+        return Ok(());
+    }
     let region: DefaultRegion = env_or("PHONE_DEFAULT_REGION", "SE").parse()?;
     let store: Arc<dyn Store> = if args.dynamodb {
         let sdk = shared::runtime::aws_config().await;

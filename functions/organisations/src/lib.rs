@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use shared::auth::{Authenticator, Caller};
 use shared::clock::{Clock, SystemClock};
-use shared::error::ApiError;
+use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse};
 use shared::matcher::index::{CallFacts, ClientIndex};
 use shared::matcher::score::{Ranked, SUGGESTION_THRESHOLD, rank};
@@ -26,6 +26,11 @@ use shared::store::{FixLookup, OrganisationStore, StoreError, StoreResult};
 use shared::validate::{self, Validator};
 
 use crate::rerank::{BedrockReranker, Reranker};
+
+/// The OpenAPI description of this function's routes.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(suggest_unknown_client, fix_unknown_client))]
+pub struct ApiDoc;
 
 /// Candidates an answer lists at most.
 pub const MAX_CANDIDATES: usize = 5;
@@ -136,7 +141,7 @@ pub fn routes(state: OrganisationsState) -> Router {
 }
 
 /// One ranked client in an answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Candidate {
     pub client_id: i32,
@@ -160,7 +165,17 @@ impl From<Ranked> for Candidate {
 }
 
 /// The suggested client, with every ranked candidate (itself first).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[schema(example = json!({
+    "clientId": 3, "portalId": 1, "name": "Gunnel Andersson", "confidence": 91,
+    "reason": "The caller said her name (Gunnel Andersson) and her street (Storgatan 5).",
+    "candidates": [
+        {"clientId": 3, "portalId": 1, "name": "Gunnel Andersson", "confidence": 91,
+         "reason": "The caller said her name (Gunnel Andersson) and her street (Storgatan 5)."},
+        {"clientId": 7, "portalId": 2, "name": "Gunnar Andersson", "confidence": 22,
+         "reason": "A similar name (Gunnar Andersson)."}
+    ]
+}))]
 #[serde(rename_all = "camelCase")]
 pub struct Suggestion {
     #[serde(flatten)]
@@ -168,11 +183,58 @@ pub struct Suggestion {
     pub candidates: Vec<Candidate>,
 }
 
+/// The body of a suggestion request: a phone call record, of which `summary` and
+/// `fromNumber` are read. Missing fields take their defaults, unknown ones are refused.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+pub struct UnknownCall(PhoneCall);
+
+/// The phone call record's schema as a request (every field optional), with the rule that
+/// `summary` or `fromNumber` has something to match.
+impl utoipa::PartialSchema for UnknownCall {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use shared::records::TranscriptLine;
+        let mut call = serde_json::to_value(PhoneCall::schema()).expect("a schema is JSON");
+        // Lines are optional field by field too, so the record's strict line schema won't do.
+        call["properties"]["transcript"]["items"] =
+            serde_json::to_value(TranscriptLine::schema()).expect("a schema is JSON");
+        let said = |field: &str| {
+            serde_json::json!({
+                "type": "object",
+                "required": [field],
+                "properties": {field: {"type": "string", "pattern": shared::openapi::SAID}},
+            })
+        };
+        let call = serde_json::json!({
+            "allOf": [call, {"anyOf": [said("summary"), said("fromNumber")]}],
+            "description": "A phone call record; `summary` and `fromNumber` are what is \
+                matched, and at least one of them must have text.",
+            "example": {
+            "id": 1002, "startDate": "2026-11-20T09:02:00Z",
+            "fromNumber": "+46709998877", "toNumber": "+4687001000",
+            "summary": "Gunnel Andersson from Storgatan 5 asked about tomorrow's visit.",
+            },
+        });
+        serde_json::from_value(call).expect("a well-formed schema")
+    }
+}
+
+impl utoipa::ToSchema for UnknownCall {}
+
 /// Suggests the client behind an unknown call among the clients of the caller's organisation.
+#[utoipa::path(
+    post, path = "/organisations/suggest-unknown-client", tag = "organisations",
+    request_body = UnknownCall,
+    responses(
+        (status = 200, description = "The most likely client of the caller's organisation, with the ranked candidates.", body = Suggestion),
+        (status = 404, description = "No client reaches the suggestion threshold; `candidates` in the problem ranks the closest (possibly none).", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn suggest_unknown_client(
     State(state): State<OrganisationsState>,
     caller: Caller,
-    Json(call): Json<PhoneCall>,
+    Json(UnknownCall(call)): Json<UnknownCall>,
 ) -> Result<JsonResponse<Suggestion>, ApiError> {
     let present = |text: &Option<String>| text.as_deref().is_some_and(|t| !t.trim().is_empty());
     if !present(&call.summary) && !present(&call.from_number) {
@@ -215,15 +277,31 @@ async fn suggest_unknown_client(
 
 /// `POST /organisations/fix-unknown-client`: the call to link, the client it belongs to, and
 /// optionally the number to keep as the client's primary one (often the caller's number).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"phoneCallId": 1002, "clientId": 3, "primaryNumber": "+46709998877"}))]
 struct FixBody {
+    #[schema(required = true, minimum = 1)]
     phone_call_id: Option<i32>,
+    /// A client of any portal of the caller's organisation.
+    #[schema(required = true, minimum = 1)]
     client_id: Option<i32>,
+    /// Kept as the client's primary number, in E.164; absent or null leaves it.
+    #[schema(format = "phone", max_length = 40)]
     primary_number: Option<String>,
 }
 
 /// Links an unknown (or wrongly linked) call to a client of the caller's organisation.
+#[utoipa::path(
+    post, path = "/organisations/fix-unknown-client", tag = "organisations",
+    request_body = FixBody,
+    responses(
+        (status = 200, description = "The call as linked: `clientId`, `portalId` of the client, `isUnknown` false; its client requests move with it.", body = PhoneCall),
+        (status = 404, description = "No such call or client in the caller's organisation.", body = Problem),
+        (status = 409, description = "The call has more client requests than one transaction can move, or kept changing.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn fix_unknown_client(
     State(state): State<OrganisationsState>,
     caller: Caller,

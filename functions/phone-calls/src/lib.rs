@@ -9,11 +9,16 @@ use axum::routing::get;
 use http::HeaderMap;
 
 use shared::auth::{Authenticator, Caller};
-use shared::error::ApiError;
+use shared::error::{ApiError, Problem};
 use shared::extract::{JsonFlavour, JsonResponse, PathId};
 use shared::records::{ClientRequest, PhoneCall};
 use shared::runtime::Platform;
 use shared::store::PhoneCallReader;
+
+/// The OpenAPI description of this function's routes.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(get_call, get_requests))]
+pub struct ApiDoc;
 
 #[derive(Clone)]
 pub struct PhoneCallsState {
@@ -51,6 +56,21 @@ pub fn routes(state: PhoneCallsState) -> Router {
 
 /// The call first, then the calls connected to it, each with its transcript. A call of another
 /// portal answers exactly like a missing one; connected calls of another portal are left out.
+#[utoipa::path(
+    get, path = "/phone-calls/{id}", tag = "phone calls",
+    params(("id" = i32, Path, minimum = 1, description = "The phone call.")),
+    responses(
+        (status = 200, description = "The call, then the calls connected to it by `startDate`, each with its transcript by `createdAt`, then `id`. Labelled with the media type `Accept` asks for.",
+            content(
+                (Vec<PhoneCall> = "application/json"),
+                (Vec<PhoneCall> = "text/json"),
+                (Vec<PhoneCall> = "text/plain"),
+            )),
+        (status = 404, description = "No call with this id in the caller's portal.", body = Problem),
+        (status = 406, description = "`Accept` allows none of application/json, text/json, text/plain.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn get_call(
     State(state): State<PhoneCallsState>,
     caller: Caller,
@@ -71,6 +91,22 @@ async fn get_call(
     Ok(JsonResponse::ok(visible).negotiated(flavour))
 }
 
+/// The client requests raised in a call of the caller's portal, by id.
+#[utoipa::path(
+    get, path = "/phone-calls/{id}/requests", tag = "phone calls",
+    params(("id" = i32, Path, minimum = 1, description = "The phone call.")),
+    responses(
+        (status = 200, description = "The call's client requests.",
+            content(
+                (Vec<ClientRequest> = "application/json"),
+                (Vec<ClientRequest> = "text/json"),
+                (Vec<ClientRequest> = "text/plain"),
+            )),
+        (status = 404, description = "No call with this id in the caller's portal.", body = Problem),
+        (status = 406, description = "`Accept` allows none of application/json, text/json, text/plain.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn get_requests(
     State(state): State<PhoneCallsState>,
     caller: Caller,

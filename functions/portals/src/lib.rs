@@ -10,7 +10,7 @@ use chrono::TimeDelta;
 use serde::{Deserialize, Serialize};
 
 use shared::auth::{self, Authenticator, Caller};
-use shared::error::ApiError;
+use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
 use shared::national_id;
 use shared::records::{Portal, Timestamp};
@@ -22,6 +22,11 @@ pub const IMPORT_BODY_LIMIT: usize = 1024 * 1024;
 pub const MAX_IMPORT_IDS: usize = 1000;
 
 /// Failed import attempts allowed per portal within the window before it answers 429.
+/// The OpenAPI description of this function's routes.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(get_portal, import_clients))]
+pub struct ApiDoc;
+
 #[derive(Debug, Clone)]
 pub struct ImportRules {
     pub max_failures: usize,
@@ -85,6 +90,16 @@ pub fn routes(state: PortalsState) -> Router {
 }
 
 /// The caller's own portal; another portal that exists is 403, one that does not is 404.
+#[utoipa::path(
+    get, path = "/portals/{id}", tag = "portals",
+    params(("id" = i32, Path, minimum = 1, description = "The portal.")),
+    responses(
+        (status = 200, description = "The caller's portal.", body = Portal),
+        (status = 403, description = "Another portal.", body = Problem),
+        (status = 404, description = "No such portal.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn get_portal(
     State(state): State<PortalsState>,
     caller: Caller,
@@ -97,30 +112,46 @@ async fn get_portal(
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({
+    "portalId": 1,
+    "secret": "<the portal's import secret>",
+    "ssNs": ["19121212-1212", "19380412-2384"]
+}))]
 struct ImportRequest {
+    /// National identity numbers: Swedish personnummer or samordningsnummer (10 or 12 digits,
+    /// dashes and spaces ignored, `+` for centenarians), or another id of 6 to 20 letters and
+    /// digits. Those that are neither come back in `invalid`.
+    #[schema(max_items = 1000)]
     ss_ns: Vec<String>,
+    #[schema(minimum = 1)]
     portal_id: i32,
+    /// The portal's import secret.
     secret: String,
 }
 
-#[derive(Debug, Serialize, PartialEq, Eq)]
+#[derive(Debug, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportedClient {
     pub client_id: i32,
     pub national_id: String,
 }
 
-#[derive(Debug, Serialize, PartialEq, Eq)]
+#[derive(Debug, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InvalidNationalId {
     pub national_id: String,
     pub reason: String,
 }
 
-#[derive(Debug, Serialize, Default)]
+#[derive(Debug, Serialize, Default, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "created": [{"clientId": 10, "nationalId": "191212121212"}],
+    "existing": [{"clientId": 1, "nationalId": "193804122384"}],
+    "invalid": [{"nationalId": "12", "reason": "national id is neither a Swedish personnummer nor 6 to 20 letters or digits"}]
+}))]
 pub struct ImportResult {
     pub created: Vec<ImportedClient>,
     pub existing: Vec<ImportedClient>,
@@ -130,6 +161,15 @@ pub struct ImportResult {
 /// Creates a client per national id the portal does not have yet. The secret is checked before
 /// anything else is looked at, failures count against the portal, and every refusal (wrong
 /// secret, another portal's secret, unknown portal) is the same 401.
+#[utoipa::path(
+    post, path = "/portals/import-clients", tag = "portals",
+    request_body = ImportRequest,
+    responses(
+        (status = 200, description = "Each national id, normalised, as created, already a client, or invalid.", body = ImportResult),
+        (status = 401, description = "The secret is wrong or the portal does not exist (one answer for both).", body = Problem),
+        (status = 429, description = "Ten failed attempts for this portal in 15 minutes.", body = Problem),
+    )
+)]
 async fn import_clients(
     State(state): State<PortalsState>,
     Json(request): Json<ImportRequest, IMPORT_BODY_LIMIT>,

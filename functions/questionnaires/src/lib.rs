@@ -12,10 +12,10 @@ use http::{HeaderValue, StatusCode, header};
 use serde::{Deserialize, Serialize};
 
 use shared::auth::{Authenticator, Caller};
-use shared::error::ApiError;
+use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
 use shared::records::{
-    QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp,
+    Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp,
 };
 use shared::runtime::Platform;
 use shared::store::{
@@ -25,6 +25,11 @@ use shared::validate::{self, Validator, required};
 
 /// The most clients one start request may name: one transaction holds them all.
 pub const MAX_START_ENTRIES: usize = 100;
+
+/// The OpenAPI description of this function's routes.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(list_questionnaires, get_questionnaire, add_question, start_for_clients))]
+pub struct ApiDoc;
 
 #[derive(Clone)]
 pub struct QuestionnairesState {
@@ -66,6 +71,11 @@ pub fn routes(state: QuestionnairesState) -> Router {
 }
 
 /// Every questionnaire, by id.
+#[utoipa::path(
+    get, path = "/questionnaires", tag = "questionnaires",
+    responses((status = 200, description = "The questionnaires in list form.", body = Vec<QuestionnaireSummary>)),
+    security(("bearer" = []))
+)]
 async fn list_questionnaires(
     State(state): State<QuestionnairesState>,
     _caller: Caller,
@@ -77,6 +87,15 @@ async fn list_questionnaires(
 
 /// The questionnaire with its questions by position, and only the caller's portal's client
 /// entries (by id) and their answers (by entry, then question).
+#[utoipa::path(
+    get, path = "/questionnaires/{id}", tag = "questionnaires",
+    params(("id" = i32, Path, minimum = 1, description = "The questionnaire.")),
+    responses(
+        (status = 200, description = "The questionnaire in detail form.", body = QuestionnaireDetail),
+        (status = 404, description = "No such questionnaire.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn get_questionnaire(
     State(state): State<QuestionnairesState>,
     caller: Caller,
@@ -95,13 +114,21 @@ async fn get_questionnaire(
     Ok(JsonResponse::ok(detail))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"position": 2, "prompt": "Did you sleep well?", "type": "yesno", "metadata": null}))]
 struct QuestionBody {
+    /// 1-based; at most one past the last question (a later position is 409).
+    #[schema(required = true, minimum = 1)]
     position: Option<i32>,
+    #[schema(required = true, max_length = 1000, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
     prompt: Option<String>,
+    /// The kind of answer the question expects (`yesno`, `text`, `scale`, ...).
     #[serde(rename = "type")]
+    #[schema(required = true, max_length = 50, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
     kind: Option<String>,
+    /// Free text for the voice agent (choices, scale bounds), often JSON.
+    #[schema(max_length = 10000)]
     metadata: Option<String>,
 }
 
@@ -150,6 +177,18 @@ impl QuestionBody {
 
 /// Inserts a question at `position` (1-based, at most one past the last); the questions at
 /// and after it move down by one, atomically. 201 with the question.
+#[utoipa::path(
+    post, path = "/questionnaires/{id}/questions", tag = "questionnaires",
+    params(("id" = i32, Path, minimum = 1, description = "The questionnaire.")),
+    request_body = QuestionBody,
+    responses(
+        (status = 201, description = "The question as inserted.", body = Question,
+            headers(("Location" = String, description = "The questionnaire the question belongs to."))),
+        (status = 404, description = "No such questionnaire.", body = Problem),
+        (status = 409, description = "The position is more than one past the last question, or the questionnaire is full.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn add_question(
     State(state): State<QuestionnairesState>,
     _caller: Caller,
@@ -159,10 +198,10 @@ async fn add_question(
     let question = body.question()?;
     match state.questionnaires.add_question(id, &question).await? {
         AddQuestionOutcome::NoQuestionnaire => Err(ApiError::NotFound("questionnaire")),
-        AddQuestionOutcome::PositionOutOfRange { max } => Err(ApiError::field(
-            "position",
-            format!("must be from 1 to {max} (one past the last question)"),
-        )),
+        // The position is well-formed; only the questionnaire's current length rules it out.
+        AddQuestionOutcome::PositionOutOfRange { max } => Err(ApiError::Conflict(format!(
+            "position must be from 1 to {max} (one past the last question)."
+        ))),
         AddQuestionOutcome::Full { max_questions } => Err(ApiError::Conflict(format!(
             "The questionnaire already has {max_questions} questions, the most it may hold."
         ))),
@@ -179,15 +218,58 @@ async fn add_question(
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({
+    "clientId": 1, "questionnaireId": 11, "startDate": "2026-11-23T09:00:00Z",
+    "interval": 2, "retries": 3, "intervalBackOffMultiplier": 1.5
+}))]
 struct StartBody {
+    #[schema(required = true, minimum = 1)]
     client_id: Option<i32>,
+    /// Redundant with the path: 0 or absent stand for the path's questionnaire, which is the
+    /// only other value accepted.
+    #[schema(minimum = 0, maximum = 0)]
     questionnaire_id: Option<i32>,
+    /// The first try.
+    #[schema(required = true, value_type = Option<String>, format = DateTime)]
     start_date: Option<Timestamp>,
+    /// Days between tries, before back-off.
+    #[schema(required = true, minimum = 0, maximum = 365)]
     interval: Option<i32>,
+    /// Tries at most.
+    #[schema(required = true, minimum = 1, maximum = 10)]
     retries: Option<i32>,
+    /// After try n, the next waits `interval * multiplier^(n-1)` days.
+    #[schema(required = true, minimum = 1.0, maximum = 10.0)]
     interval_back_off_multiplier: Option<f64>,
+}
+
+/// The body of a start: one schedule per client.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+struct StartBatch(Vec<StartBody>);
+
+impl utoipa::PartialSchema for StartBatch {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ArrayBuilder::new()
+            .items(utoipa::openapi::Ref::from_schema_name("StartBody"))
+            .min_items(Some(1))
+            .max_items(Some(MAX_START_ENTRIES))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for StartBatch {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        schemas.push(("StartBody".into(), StartBody::schema()));
+    }
 }
 
 fn in_range<T: PartialOrd + std::fmt::Display + Copy>(
@@ -219,14 +301,13 @@ fn new_entries(questionnaire_id: i32, body: Vec<StartBody>) -> Result<Vec<NewEnt
         let field = |name: &str| format!("[{i}].{name}");
         let client_id = validator.check(
             &field("clientId"),
-            validate::id(start.client_id).and_then(|id| {
-                if seen.insert(id) {
-                    Ok(id)
-                } else {
-                    Err("lists this client a second time".to_string())
-                }
-            }),
+            validate::id(start.client_id),
         );
+        // A client listed twice is started once, with its first listing's schedule (as an
+        // import takes a national id listed twice once).
+        if client_id.is_some_and(|id| !seen.insert(id)) {
+            continue;
+        }
         validator.check(
             &field("questionnaireId"),
             match start.questionnaire_id {
@@ -266,7 +347,7 @@ fn new_entries(questionnaire_id: i32, body: Vec<StartBody>) -> Result<Vec<NewEnt
     Ok(entries)
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StartResult {
     pub created: Vec<QuestionnaireClientEntry>,
@@ -275,11 +356,21 @@ pub struct StartResult {
 
 /// Opens one entry per client (first try at `startDate`) unless the client already has an
 /// open entry for this questionnaire; all in one transaction, or nothing.
+#[utoipa::path(
+    post, path = "/questionnaires/{id}/start-for-clients", tag = "questionnaires",
+    params(("id" = i32, Path, minimum = 1, description = "The questionnaire to start.")),
+    request_body(content = StartBatch, description = "1 to 100 clients of the caller's portal, each with its schedule. A client listed twice is started once, with its first listing."),
+    responses(
+        (status = 200, description = "The entries opened, and the clients that already had an open entry for this questionnaire.", body = StartResult),
+        (status = 404, description = "No such questionnaire, or a client that is not the caller's portal's (nothing is started).", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
 async fn start_for_clients(
     State(state): State<QuestionnairesState>,
     caller: Caller,
     PathId(id): PathId,
-    Json(body): Json<Vec<StartBody>>,
+    Json(StartBatch(body)): Json<StartBatch>,
 ) -> Result<JsonResponse<StartResult>, ApiError> {
     let entries = new_entries(id, body)?;
     let now = state.authenticator.clock.now();

@@ -1,0 +1,280 @@
+//! The OpenAPI 3.1 document of the whole API: every function's paths (from their `ApiDoc`s),
+//! then the rules that hold for every route, applied here once so no handler repeats them.
+
+use serde_json::{Map, Value, json};
+use utoipa::OpenApi;
+
+/// The records of interface v1: always serialised with every field (`null` where empty).
+const RECORDS: [&str; 12] = [
+    "PhoneCall",
+    "TranscriptLine",
+    "ClientRequest",
+    "ContactDetail",
+    "Client",
+    "Portal",
+    "QuestionnaireSummary",
+    "QuestionnaireDetail",
+    "Question",
+    "Answer",
+    "QuestionnaireClientEntry",
+    "Account",
+];
+
+const DESCRIPTION: &str = "\
+The call-handling service, interface v1. Staff log in with a one-time code sent by SMS \
+(`POST /authentication/request-otp`, then `validate-otp`) and send the session token as \
+`Authorization: Bearer <token>` on every other request, except the client import (authorised \
+by its portal's secret) and the voice platform's signed events.
+
+Request bodies are JSON (`application/json`, `text/json` or `application/*+json`, charset \
+allowed), at most 256 KiB (import: 1 MiB; events: 1 MiB). Timestamps are RFC 3339 in UTC with \
+`Z` on output; any offset is accepted on input. Path ids are int32 above 0.
+
+Every error is `application/problem+json` (RFC 9457) with `type`, `title`, `status`, `detail`, \
+`traceId`, and `errors` (field to messages) for validation failures. A record of another \
+tenant answers exactly like a missing one (404). List endpoints return the whole list; \
+`GET /clients` pages with `?limit=N` and a `Link` header.";
+
+/// The whole API's document, as served at `/openapi.json` and checked in as `openapi.json`.
+pub fn document() -> Value {
+    let mut doc = authentication::ApiDoc::openapi();
+    for part in [
+        phone_calls::ApiDoc::openapi(),
+        clients::ApiDoc::openapi(),
+        portals::ApiDoc::openapi(),
+        contact_details::ApiDoc::openapi(),
+        questionnaires::ApiDoc::openapi(),
+        organisations::ApiDoc::openapi(),
+        integrations::ApiDoc::openapi(),
+    ] {
+        doc.merge(part);
+    }
+    let mut doc = serde_json::to_value(doc).expect("the document is JSON");
+    doc["info"] = json!({
+        "title": "Call-handling service",
+        "version": "v1",
+        "description": DESCRIPTION,
+    });
+    doc["components"]["securitySchemes"] = json!({
+        "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The `token` of `POST /authentication/validate-otp`: valid 12 hours, \
+                ended by 2 hours without a request or by logout.",
+        }
+    });
+    strict_records(&mut doc);
+    record_examples(&mut doc);
+    for operation in operations(&mut doc) {
+        common_rules(operation);
+    }
+    doc
+}
+
+/// The operations of every path.
+fn operations(doc: &mut Value) -> impl Iterator<Item = &mut Map<String, Value>> {
+    doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+        .filter_map(Value::as_object_mut)
+}
+
+/// Records are written with every field, so in an answer each one is present (possibly
+/// `null`); the defaults serde fills in for missing input are not part of an answer.
+fn strict_records(doc: &mut Value) {
+    for name in RECORDS {
+        let schema = &mut doc["components"]["schemas"][name];
+        let Some(properties) = schema["properties"].as_object_mut() else {
+            continue;
+        };
+        for property in properties.values_mut() {
+            if let Some(property) = property.as_object_mut() {
+                property.remove("default");
+            }
+        }
+        let required: Vec<Value> = properties.keys().cloned().map(Value::String).collect();
+        schema["required"] = Value::Array(required);
+    }
+}
+
+/// One example per record, taken from the demo fixture `local-api` serves.
+fn record_examples(doc: &mut Value) {
+    let fixture: Value = serde_json::from_str(crate::DEMO_FIXTURE).expect("the fixture is JSON");
+    let first = |key: &str| fixture[key][0].clone();
+    let call = first("phoneCalls");
+    let questionnaire = first("questionnaires");
+    let mut summary = questionnaire.clone();
+    if let Some(object) = summary.as_object_mut() {
+        for detail in ["questions", "answers", "clients"] {
+            object.remove(detail);
+        }
+    }
+    let examples = [
+        ("PhoneCall", call.clone()),
+        ("TranscriptLine", call["transcript"][0].clone()),
+        ("ClientRequest", first("clientRequests")),
+        ("ContactDetail", first("contactDetails")),
+        ("Client", first("clients")),
+        ("Portal", first("portals")),
+        ("QuestionnaireSummary", summary),
+        ("QuestionnaireDetail", questionnaire.clone()),
+        ("Question", questionnaire["questions"][0].clone()),
+        ("Answer", questionnaire["answers"][0].clone()),
+        ("QuestionnaireClientEntry", questionnaire["clients"][0].clone()),
+        ("Account", first("accounts")),
+    ];
+    for (name, example) in examples {
+        if !example.is_null() {
+            doc["components"]["schemas"][name]["examples"] = json!([example]);
+        }
+    }
+}
+
+fn problem(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    })
+}
+
+fn header(description: &str, schema: Value) -> Value {
+    json!({"description": description, "schema": schema})
+}
+
+/// The answers every route may give besides its own: what the extractors, the session check
+/// and the store do the same way everywhere.
+fn common_rules(operation: &mut Map<String, Value>) {
+    let secured = operation
+        .get("security")
+        .and_then(Value::as_array)
+        .is_some_and(|s| !s.is_empty());
+    let has_body = operation.contains_key("requestBody");
+    let has_id = operation
+        .get("parameters")
+        .and_then(Value::as_array)
+        .is_some_and(|ps| ps.iter().any(|p| p["in"] == "path"));
+    let has_query = operation
+        .get("parameters")
+        .and_then(Value::as_array)
+        .is_some_and(|ps| ps.iter().any(|p| p["in"] == "query"));
+
+    if let Some(content) = operation
+        .get_mut("requestBody")
+        .and_then(|body| body.get_mut("content"))
+        .and_then(Value::as_object_mut)
+        && let Some(json) = content.get("application/json").cloned()
+    {
+        content.insert("text/json".into(), json);
+    }
+
+    let responses = operation
+        .entry("responses")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .expect("responses is an object");
+    // Problems are labelled with their own media type.
+    for response in responses.values_mut() {
+        if let Some(content) = response.get_mut("content").and_then(Value::as_object_mut)
+            && let Some(body) = content.remove("application/json")
+        {
+            if body["schema"]["$ref"] == "#/components/schemas/Problem" {
+                content.insert("application/problem+json".into(), body);
+            } else {
+                content.insert("application/json".into(), body);
+            }
+        }
+    }
+    let mut add = |status: &str, response: Value| {
+        responses.entry(status).or_insert(response);
+    };
+    if has_body || has_id || has_query {
+        add(
+            "400",
+            problem("A malformed id, query or body, or invalid fields (`errors` names each)."),
+        );
+    }
+    if secured {
+        let mut unauthorized =
+            problem("No session, or one that is unknown, expired, idle too long or logged out.");
+        unauthorized["headers"] = json!({
+            "WWW-Authenticate": header("`Bearer realm=\"call-handling\"`", json!({"type": "string"})),
+        });
+        add("401", unauthorized);
+    }
+    if has_body {
+        add("413", problem("The body is over the route's size limit."));
+        add(
+            "415",
+            problem("The body is not application/json, text/json or application/*+json."),
+        );
+    }
+    add(
+        "500",
+        problem("An internal error; logged with the `traceId`, no details given."),
+    );
+    add(
+        "503",
+        problem("DynamoDB throttled or failed; retry after `Retry-After`."),
+    );
+    let retry_after = json!({
+        "Retry-After": header("Seconds to wait.", json!({"type": "integer", "minimum": 1})),
+    });
+    for status in ["429", "503"] {
+        if let Some(response) = responses.get_mut(status) {
+            response["headers"] = retry_after.clone();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_text_pattern_in_the_document_is_one_the_validators_share() {
+        fn patterns<'a>(value: &'a Value, found: &mut Vec<&'a str>) {
+            match value {
+                Value::Object(object) => {
+                    if let Some(Value::String(pattern)) = object.get("pattern") {
+                        found.push(pattern);
+                    }
+                    object.values().for_each(|v| patterns(v, found));
+                }
+                Value::Array(items) => items.iter().for_each(|v| patterns(v, found)),
+                _ => {}
+            }
+        }
+        let doc = document();
+        let mut found = Vec::new();
+        patterns(&doc, &mut found);
+        let known = [
+            shared::openapi::TEXT,
+            shared::openapi::REQUIRED_TEXT,
+            shared::openapi::PROSE,
+            shared::openapi::TIME,
+            shared::openapi::OTP,
+            shared::openapi::SAID,
+        ];
+        assert!(found.len() > 10, "{found:?}");
+        for pattern in found {
+            assert!(known.contains(&pattern), "{pattern} is not in shared::openapi");
+        }
+    }
+
+    #[test]
+    fn records_list_every_field_as_required_and_problems_have_their_media_type() {
+        let doc = document();
+        let call = &doc["components"]["schemas"]["PhoneCall"];
+        assert_eq!(call["required"].as_array().unwrap().len(), 20);
+        assert_eq!(call["properties"]["endDate"]["type"], json!(["string", "null"]));
+        assert!(call["properties"]["id"].get("default").is_none());
+        let not_found = &doc["paths"]["/phone-calls/{id}"]["get"]["responses"]["404"];
+        assert!(not_found["content"]["application/problem+json"].is_object());
+        let patch = &doc["paths"]["/clients/{id}"]["patch"];
+        assert!(patch["requestBody"]["content"]["text/json"].is_object());
+        assert!(patch["responses"]["401"]["headers"]["WWW-Authenticate"].is_object());
+    }
+}

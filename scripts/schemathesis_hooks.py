@@ -1,0 +1,29 @@
+"""Schemathesis hooks for scripts/contract-test.sh: value generators for the two string
+formats this API declares beyond JSON Schema's own (`phone`, `language-tag`), so positive test
+data holds numbers and tags a person could actually send. Negative data is left to schemathesis."""
+
+import schemathesis
+from hypothesis import strategies as st
+
+# Numbers as staff and integrations write them: E.164, national with spaces or dashes, 00-prefixed.
+_subscriber = st.integers(min_value=0, max_value=9_999_999).map(lambda n: f"{n:07d}")
+_mobile_prefix = st.sampled_from(["70", "72", "73", "76", "79"])
+
+
+def _written(prefix: str, rest: str, style: int) -> str:
+    if style == 0:
+        return f"+46{prefix}{rest}"
+    if style == 1:
+        return f"0{prefix}-{rest[:3]} {rest[3:5]} {rest[5:]}"
+    return f"0046{prefix}{rest}"
+
+
+schemathesis.openapi.format(
+    "phone",
+    st.builds(_written, _mobile_prefix, _subscriber, st.integers(min_value=0, max_value=2)),
+)
+
+schemathesis.openapi.format(
+    "language-tag",
+    st.sampled_from(["sv", "en", "fi", "sv-SE", "en-GB", "ar", "so", "zh-Hant-TW", "se", "fa-IR"]),
+)
