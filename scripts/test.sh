@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: Python tools into .venv (moto, cfn-lint,
-# cargo-lambda's runtime emulator), cfn-lint, rustfmt, clippy, the function binaries, then
-# every cargo test on both stores with moto started single-threaded on a free port
-# (scripts/with-moto.sh, which stops it at the end whatever happens).
+# cargo-lambda's runtime emulator, schemathesis), cfn-lint, rustfmt, clippy, the function
+# binaries, then every cargo test on both stores with moto started single-threaded on a free
+# port (scripts/with-moto.sh, which stops it at the end whatever happens), then schemathesis
+# against local-api (scripts/contract-test.sh, which stops local-api at the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,4 +34,7 @@ if ! grep -q '^test result: ok. [1-9]' target/test-output.log; then
   echo "no test ran" >&2
   status=1
 fi
+
+echo "== schemathesis against local-api (scripts/contract-test.sh)"
+scripts/contract-test.sh 2>&1 | tee target/contract-test.log || status=1
 exit "$status"

@@ -54,7 +54,8 @@ pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             errors,
         }
     };
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let bytes = integral_numbers(bytes);
+    let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let path = match error.path().to_string() {
             path if path == "." => "$".to_string(),
@@ -67,6 +68,66 @@ pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         .end()
         .map_err(|error| invalid("$".into(), &error))?;
     Ok(value)
+}
+
+/// The body with every number written as an integer with a zero fraction (`27059.0`) written
+/// without it, outside strings: JSON Schema counts `1.0` as an integer, serde's integer types
+/// do not. Other numbers and all strings are left byte for byte; most bodies are borrowed as
+/// they are.
+fn integral_numbers(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let (mut i, mut in_string) = (0, false);
+    while i < bytes.len() {
+        let byte = bytes[i];
+        if in_string {
+            match byte {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if byte == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if byte.is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) {
+            let mut end = i;
+            while end < bytes.len() && bytes[end].is_ascii_digit() {
+                end += 1;
+            }
+            if end < bytes.len() && bytes[end] == b'.' {
+                let mut zeros = end + 1;
+                while zeros < bytes.len() && bytes[zeros] == b'0' {
+                    zeros += 1;
+                }
+                let followed = bytes.get(zeros).copied();
+                let number_ends = !followed
+                    .is_some_and(|b| b.is_ascii_digit() || b == b'e' || b == b'E' || b == b'.');
+                if zeros > end + 1 && number_ends {
+                    spans.push((end, zeros));
+                }
+                i = zeros;
+                continue;
+            }
+            i = end;
+            continue;
+        }
+        i += 1;
+    }
+    if spans.is_empty() {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut from = 0;
+    for (start, end) in spans {
+        out.extend_from_slice(&bytes[from..start]);
+        from = end;
+    }
+    out.extend_from_slice(&bytes[from..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The raw bytes of a JSON request body of at most `LIMIT` bytes, with the same content-type
@@ -238,5 +299,26 @@ impl<T: Serialize> IntoResponse for JsonResponse<T> {
             }
             Err(error) => ApiError::internal(error).into_response(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_written_with_a_zero_fraction_are_read_as_integers_outside_strings() {
+        let body = br#"{"a":27059.0,"b":"1.0 \"2.0\"","c":[1.50,2.000,-3.0e2,0.0],"d":7}"#;
+        assert_eq!(
+            &*integral_numbers(body),
+            br#"{"a":27059,"b":"1.0 \"2.0\"","c":[1.50,2,-3.0e2,0],"d":7}"#
+        );
+        assert_eq!(decode_json::<i32>(b"5.0").unwrap(), 5);
+        assert_eq!(decode_json::<f64>(b"1.0").unwrap(), 1.0);
+        assert!(decode_json::<i32>(b"5.5").is_err());
+        assert!(matches!(
+            integral_numbers(br#"{"a":1}"#),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

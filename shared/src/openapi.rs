@@ -5,8 +5,7 @@
 pub const TEXT: &str = r"^[^\u0000-\u001F\u007F-\u009F]*$";
 
 /// `validate::required_text`: no control characters and at least one non-space character.
-pub const REQUIRED_TEXT: &str =
-    r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$";
+pub const REQUIRED_TEXT: &str = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$";
 
 /// `validate::prose`: like `TEXT`, but line breaks and tabs are allowed.
 pub const PROSE: &str = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$";

@@ -358,11 +358,3 @@ mod tests {
 
     use crate::error::ApiError;
 }
-#[cfg(test)]
-mod schema_probe {
-    #[test]
-    fn probe() {
-        use utoipa::PartialSchema;
-        println!("{}", serde_json::to_string_pretty(&super::PhoneCall::schema()).unwrap());
-    }
-}

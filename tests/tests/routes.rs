@@ -65,8 +65,8 @@ fn the_template_the_sample_events_and_the_openapi_document_have_the_same_routes(
 #[test]
 fn the_checked_in_openapi_json_is_the_document_the_code_generates() {
     let generated = local_api::openapi::document();
-    let checked_in: Value = serde_json::from_str(include_str!("../../openapi.json"))
-        .expect("openapi.json is JSON");
+    let checked_in: Value =
+        serde_json::from_str(include_str!("../../openapi.json")).expect("openapi.json is JSON");
     assert!(
         checked_in == generated,
         "openapi.json is stale: run `cargo run -p local-api -- --openapi > openapi.json`"
@@ -112,5 +112,24 @@ async fn local_api_serves_every_declared_route_and_nothing_nearby() {
             "{method} {path} answered {}",
             answer.status
         );
+    }
+}
+
+#[tokio::test]
+async fn local_api_serves_the_document_and_a_reference_page_with_its_own_assets() {
+    let app = spawn_app(Backend::Memory).await;
+    let served = app.get("/openapi.json", None).await;
+    assert_eq!(served.status, http::StatusCode::OK);
+    assert_eq!(served.json(), local_api::openapi::document());
+    let page = app.get("/docs/", None).await;
+    assert_eq!(page.status, http::StatusCode::OK);
+    let html = String::from_utf8(page.body).unwrap();
+    assert!(html.contains("swagger-ui-bundle.js"), "{html}");
+    // Nothing is fetched from elsewhere: every script and stylesheet is a relative path.
+    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "{html}");
+    for asset in ["swagger-ui-bundle.js", "swagger-ui.css", "swagger-initializer.js"] {
+        let answer = app.get(&format!("/docs/{asset}"), None).await;
+        assert_eq!(answer.status, http::StatusCode::OK, "{asset}");
+        assert!(answer.body.len() > 100, "{asset}");
     }
 }

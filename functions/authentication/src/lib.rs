@@ -8,18 +8,18 @@ use axum::{Router, http::StatusCode};
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
 
+use chrono::{DateTime, Utc};
 use shared::auth::{self, Authenticator, Caller};
 use shared::config::secret_source;
 use shared::error::ApiError;
+use shared::error::Problem;
 use shared::extract::{Json, JsonResponse};
 use shared::notify::{SmsSender, SnsSms};
 use shared::phone::{self, DefaultRegion};
-use chrono::{DateTime, Utc};
-use shared::error::Problem;
 use shared::records::{Account, Timestamp};
-use utoipa::ToSchema;
 use shared::runtime::Platform;
 use shared::store::{AuthStore, BoxError, OtpRequest, SendLog, Session, StoreError};
+use utoipa::ToSchema;
 
 #[derive(Clone)]
 pub struct AuthState {

@@ -180,19 +180,19 @@ impl utoipa::PartialSchema for ContactDetailBody {
             },
         });
         let window = serde_json::json!({"anyOf": [
-                {
-                    "type": "object",
-                    "required": ["contactBetweenStart", "contactBetweenEnd"],
-                    "properties": {
-                        "contactBetweenStart": {"type": "string", "pattern": TIME},
-                        "contactBetweenEnd": {"type": "string", "pattern": TIME},
-                    },
+            {
+                "type": "object",
+                "required": ["contactBetweenStart", "contactBetweenEnd"],
+                "properties": {
+                    "contactBetweenStart": {"type": "string", "pattern": TIME},
+                    "contactBetweenEnd": {"type": "string", "pattern": TIME},
                 },
-                {
-                    "type": "object",
-                    "properties": {"contactBetweenStart": blank, "contactBetweenEnd": blank},
-                },
-            ]});
+            },
+            {
+                "type": "object",
+                "properties": {"contactBetweenStart": blank, "contactBetweenEnd": blank},
+            },
+        ]});
         let schema = serde_json::json!({
             "allOf": [fields, window],
             "example": {

@@ -5,9 +5,9 @@ use chrono::TimeDelta;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use chrono::{DateTime, Utc};
 use shared::error::ApiError;
 use shared::phone::{self, DefaultRegion};
-use chrono::{DateTime, Utc};
 use shared::records::TranscriptCategory;
 use shared::store::{Analysis, GivenAnswer};
 use shared::validate::{self, Validator};
@@ -23,13 +23,45 @@ pub const MAX_ANSWERS: usize = shared::store::MAX_QUESTIONS;
 /// A call may last at most this long; anything longer is a broken timestamp.
 const MAX_CALL: TimeDelta = TimeDelta::hours(24);
 
-#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", deny_unknown_fields)]
 pub enum VoiceEvent {
     #[serde(rename = "call.ended")]
     CallEnded(CallEnded),
     #[serde(rename = "call.analyzed")]
     CallAnalyzed(CallAnalyzed),
+}
+
+/// Each kind's fields with its `type` among them: the derived tagged-enum schema would add
+/// `type` beside a schema that forbids other properties, which nothing can satisfy.
+impl utoipa::PartialSchema for VoiceEvent {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let kind = |name: &str, schema: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>| {
+            let mut schema = serde_json::to_value(schema).expect("a schema is JSON");
+            schema["properties"]["type"] = serde_json::json!({"type": "string", "enum": [name]});
+            if let Some(required) = schema["required"].as_array_mut() {
+                required.insert(0, "type".into());
+            }
+            schema
+        };
+        let schema = serde_json::json!({"oneOf": [
+            kind("call.ended", CallEnded::schema()),
+            kind("call.analyzed", CallAnalyzed::schema()),
+        ]});
+        serde_json::from_value(schema).expect("a well-formed schema")
+    }
+}
+
+impl utoipa::ToSchema for VoiceEvent {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        <CallEnded as utoipa::ToSchema>::schemas(schemas);
+        <CallAnalyzed as utoipa::ToSchema>::schemas(schemas);
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
@@ -54,10 +86,16 @@ pub enum Direction {
 }))]
 pub struct CallEnded {
     /// The platform's id of this delivery; a redelivery carries the same one.
-    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     pub event_id: String,
     /// The platform's id of the conversation (the call's `conversationUuid`).
-    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     pub conversation_uuid: String,
     pub start_date: DateTime<Utc>,
     /// At or after `startDate`, within 24 hours of it.
@@ -69,7 +107,10 @@ pub struct CallEnded {
     pub direction: Direction,
     /// The conversation this leg was transferred from or to; another conversation than this.
     #[serde(default)]
-    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     pub connected_to_conversation_uuid: Option<String>,
     /// The variables the call was placed with (`questionnaireClientId` names the questionnaire
     /// entry a call answers); at most 20,000 characters as JSON text.
@@ -87,10 +128,16 @@ pub struct CallEnded {
 pub struct IncomingLine {
     pub created_at: DateTime<Utc>,
     #[serde(default)]
-    #[schema(max_length = 20000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$")]
+    #[schema(
+        max_length = 20000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    )]
     pub by: Option<String>,
     #[serde(default)]
-    #[schema(max_length = 20000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$")]
+    #[schema(
+        max_length = 20000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    )]
     pub message: Option<String>,
     pub category: TranscriptCategory,
 }
@@ -113,9 +160,15 @@ pub struct IncomingRequest {
     "answers": [{"questionId": 21, "answerText": "Ja", "answeredAt": "2026-11-21T08:02:00Z"}]
 }))]
 pub struct CallAnalyzed {
-    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     pub event_id: String,
-    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     pub conversation_uuid: String,
     #[serde(default)]
     pub summary: Option<String>,

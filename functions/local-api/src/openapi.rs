@@ -123,7 +123,10 @@ fn record_examples(doc: &mut Value) {
         ("QuestionnaireDetail", questionnaire.clone()),
         ("Question", questionnaire["questions"][0].clone()),
         ("Answer", questionnaire["answers"][0].clone()),
-        ("QuestionnaireClientEntry", questionnaire["clients"][0].clone()),
+        (
+            "QuestionnaireClientEntry",
+            questionnaire["clients"][0].clone(),
+        ),
         ("Account", first("accounts")),
     ];
     for (name, example) in examples {
@@ -260,7 +263,10 @@ mod tests {
         ];
         assert!(found.len() > 10, "{found:?}");
         for pattern in found {
-            assert!(known.contains(&pattern), "{pattern} is not in shared::openapi");
+            assert!(
+                known.contains(&pattern),
+                "{pattern} is not in shared::openapi"
+            );
         }
     }
 
@@ -269,7 +275,10 @@ mod tests {
         let doc = document();
         let call = &doc["components"]["schemas"]["PhoneCall"];
         assert_eq!(call["required"].as_array().unwrap().len(), 20);
-        assert_eq!(call["properties"]["endDate"]["type"], json!(["string", "null"]));
+        assert_eq!(
+            call["properties"]["endDate"]["type"],
+            json!(["string", "null"])
+        );
         assert!(call["properties"]["id"].get("default").is_none());
         let not_found = &doc["paths"]["/phone-calls/{id}"]["get"]["responses"]["404"];
         assert!(not_found["content"]["application/problem+json"].is_object());

@@ -281,10 +281,10 @@ async fn suggest_unknown_client(
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({"phoneCallId": 1002, "clientId": 3, "primaryNumber": "+46709998877"}))]
 struct FixBody {
-    #[schema(required = true, minimum = 1)]
+    #[schema(required = true, nullable = false, minimum = 1)]
     phone_call_id: Option<i32>,
     /// A client of any portal of the caller's organisation.
-    #[schema(required = true, minimum = 1)]
+    #[schema(required = true, nullable = false, minimum = 1)]
     client_id: Option<i32>,
     /// Kept as the client's primary number, in E.164; absent or null leaves it.
     #[schema(format = "phone", max_length = 40)]

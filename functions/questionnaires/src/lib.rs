@@ -28,7 +28,12 @@ pub const MAX_START_ENTRIES: usize = 100;
 
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(list_questionnaires, get_questionnaire, add_question, start_for_clients))]
+#[openapi(paths(
+    list_questionnaires,
+    get_questionnaire,
+    add_question,
+    start_for_clients
+))]
 pub struct ApiDoc;
 
 #[derive(Clone)]
@@ -119,13 +124,23 @@ async fn get_questionnaire(
 #[schema(example = json!({"position": 2, "prompt": "Did you sleep well?", "type": "yesno", "metadata": null}))]
 struct QuestionBody {
     /// 1-based; at most one past the last question (a later position is 409).
-    #[schema(required = true, minimum = 1)]
+    #[schema(required = true, nullable = false, minimum = 1)]
     position: Option<i32>,
-    #[schema(required = true, max_length = 1000, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
+    #[schema(
+        required = true,
+        nullable = false,
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     prompt: Option<String>,
     /// The kind of answer the question expects (`yesno`, `text`, `scale`, ...).
     #[serde(rename = "type")]
-    #[schema(required = true, max_length = 50, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$")]
+    #[schema(
+        required = true,
+        nullable = false,
+        max_length = 50,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     kind: Option<String>,
     /// Free text for the voice agent (choices, scale bounds), often JSON.
     #[schema(max_length = 10000)]
@@ -225,23 +240,23 @@ async fn add_question(
     "interval": 2, "retries": 3, "intervalBackOffMultiplier": 1.5
 }))]
 struct StartBody {
-    #[schema(required = true, minimum = 1)]
+    #[schema(required = true, nullable = false, minimum = 1)]
     client_id: Option<i32>,
     /// Redundant with the path: 0 or absent stand for the path's questionnaire, which is the
     /// only other value accepted.
     #[schema(minimum = 0, maximum = 0)]
     questionnaire_id: Option<i32>,
     /// The first try.
-    #[schema(required = true, value_type = Option<String>, format = DateTime)]
+    #[schema(required = true, nullable = false, value_type = Option<String>, format = DateTime)]
     start_date: Option<Timestamp>,
     /// Days between tries, before back-off.
-    #[schema(required = true, minimum = 0, maximum = 365)]
+    #[schema(required = true, nullable = false, minimum = 0, maximum = 365)]
     interval: Option<i32>,
     /// Tries at most.
-    #[schema(required = true, minimum = 1, maximum = 10)]
+    #[schema(required = true, nullable = false, minimum = 1, maximum = 10)]
     retries: Option<i32>,
     /// After try n, the next waits `interval * multiplier^(n-1)` days.
-    #[schema(required = true, minimum = 1.0, maximum = 10.0)]
+    #[schema(required = true, nullable = false, minimum = 1.0, maximum = 10.0)]
     interval_back_off_multiplier: Option<f64>,
 }
 
@@ -299,10 +314,7 @@ fn new_entries(questionnaire_id: i32, body: Vec<StartBody>) -> Result<Vec<NewEnt
     let mut entries = Vec::with_capacity(body.len());
     for (i, start) in body.into_iter().enumerate() {
         let field = |name: &str| format!("[{i}].{name}");
-        let client_id = validator.check(
-            &field("clientId"),
-            validate::id(start.client_id),
-        );
+        let client_id = validator.check(&field("clientId"), validate::id(start.client_id));
         // A client listed twice is started once, with its first listing's schedule (as an
         // import takes a national id listed twice once).
         if client_id.is_some_and(|id| !seen.insert(id)) {
