@@ -126,8 +126,15 @@ async fn local_api_serves_the_document_and_a_reference_page_with_its_own_assets(
     let html = String::from_utf8(page.body).unwrap();
     assert!(html.contains("swagger-ui-bundle.js"), "{html}");
     // Nothing is fetched from elsewhere: every script and stylesheet is a relative path.
-    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "{html}");
-    for asset in ["swagger-ui-bundle.js", "swagger-ui.css", "swagger-initializer.js"] {
+    assert!(
+        !html.contains("src=\"http") && !html.contains("href=\"http"),
+        "{html}"
+    );
+    for asset in [
+        "swagger-ui-bundle.js",
+        "swagger-ui.css",
+        "swagger-initializer.js",
+    ] {
         let answer = app.get(&format!("/docs/{asset}"), None).await;
         assert_eq!(answer.status, http::StatusCode::OK, "{asset}");
         assert!(answer.body.len() > 100, "{asset}");
