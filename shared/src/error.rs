@@ -114,7 +114,7 @@ impl ApiError {
             Self::BadRequest(detail) | Self::Conflict(detail) => detail.clone(),
             Self::TooManyRequests { detail, .. } => detail.clone(),
             Self::Unauthorized => "The credentials are missing, invalid or expired.".into(),
-            Self::Forbidden => "This resource belongs to another portal.".into(),
+            Self::Forbidden => "Only your own portal can be read.".into(),
             Self::NotFound(what) => format!("No {what} with that id was found."),
             Self::RouteNotFound => "No route matches this path.".into(),
             Self::NoSuggestion { .. } => {

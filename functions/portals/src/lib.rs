@@ -89,14 +89,15 @@ pub fn routes(state: PortalsState) -> Router {
         .with_state(state)
 }
 
-/// The caller's own portal; another portal that exists is 403, one that does not is 404.
+/// The caller's own portal. Any other id is 403 without a read, whether or not such a portal
+/// exists, so the answer never tells which portal ids are taken.
 #[utoipa::path(
     get, path = "/portals/{id}", tag = "portals",
     params(("id" = i32, Path, minimum = 1, description = "The portal.")),
     responses(
         (status = 200, description = "The caller's portal.", body = Portal),
-        (status = 403, description = "Another portal.", body = Problem),
-        (status = 404, description = "No such portal.", body = Problem),
+        (status = 403, description = "Any id but the caller's own portal, taken or not.", body = Problem),
+        (status = 404, description = "The caller's own portal no longer exists.", body = Problem),
     ),
     security(("bearer" = []))
 )]
@@ -105,11 +106,15 @@ async fn get_portal(
     caller: Caller,
     PathId(id): PathId,
 ) -> Result<JsonResponse<Portal>, ApiError> {
-    match state.portals.portal(id).await? {
-        Some(portal) if portal.id == caller.portal_id => Ok(JsonResponse::ok(portal)),
-        Some(_) => Err(ApiError::Forbidden),
-        None => Err(ApiError::NotFound("portal")),
+    if id != caller.portal_id {
+        return Err(ApiError::Forbidden);
     }
+    state
+        .portals
+        .portal(id)
+        .await?
+        .map(JsonResponse::ok)
+        .ok_or(ApiError::NotFound("portal"))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
