@@ -147,6 +147,44 @@ where
 mod tests {
     use super::*;
 
+    /// Median time of `compare` over `rounds` calls, one at a time.
+    fn median_nanos(rounds: usize, mut compare: impl FnMut() -> bool) -> u128 {
+        let mut times: Vec<u128> = (0..rounds)
+            .map(|_| {
+                let started = std::time::Instant::now();
+                std::hint::black_box(compare());
+                started.elapsed().as_nanos()
+            })
+            .collect();
+        times.sort_unstable();
+        times[rounds / 2]
+    }
+
+    /// Times secrets of 1 MiB that differ in their first byte against ones that differ in
+    /// their last: an early exit makes the first kind far faster (checked on `==`, so the
+    /// test is known to see one); the comparison used for secrets takes as long for both.
+    #[test]
+    fn secret_comparison_does_not_stop_at_the_first_differing_byte() {
+        let secret = "s".repeat(1 << 20);
+        let first = format!("x{}", &secret[1..]);
+        let last = format!("{}x", &secret[..secret.len() - 1]);
+        let ratio = |compare: fn(&str, &str) -> bool| {
+            let early = median_nanos(31, || compare(&secret, &first));
+            let late = median_nanos(31, || compare(&secret, &last));
+            late as f64 / early.max(1) as f64
+        };
+        let plain = ratio(|a, b| a == b);
+        assert!(plain > 20.0, "`==` exits early: {plain:.1}x");
+        let constant = ratio(constant_time_eq);
+        eprintln!("last/first differing byte: `==` {plain:.1}x, constant_time_eq {constant:.2}x");
+        assert!(
+            (0.5..2.0).contains(&constant),
+            "first and last differing byte take as long: {constant:.2}x"
+        );
+        assert!(!constant_time_eq(&secret, &first) && !constant_time_eq(&secret, &last));
+        assert!(constant_time_eq(&secret, &secret.clone()));
+    }
+
     #[test]
     fn otp_codes_are_six_digits() {
         for _ in 0..200 {

@@ -2,16 +2,11 @@
 
 use chrono::Duration;
 use http::StatusCode;
-use integration_tests::{Backend, TestApp, on_both_stores, spawn_app};
+use integration_tests::{Backend, TestApp, on_both_stores, spawn_app, without_trace};
 use serde_json::{Value, json};
 
 const KARIN: &str = "+46701000001";
 const NOBODY: &str = "+46709999999";
-
-fn without_trace(mut problem: Value) -> Value {
-    problem.as_object_mut().unwrap().remove("traceId");
-    problem
-}
 
 async fn request_id(app: &TestApp, phone: &str) -> String {
     let issued = app.request_otp(phone).await;
@@ -205,14 +200,23 @@ async fn sessions_end_after_two_idle_hours_and_after_twelve_hours_in_all(backend
 async fn tampered_missing_and_foreign_credentials_get_the_same_401(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    let mut tampered = token.clone().into_bytes();
-    tampered[0] = if tampered[0] == b'A' { b'B' } else { b'A' };
-    let tampered = String::from_utf8(tampered).unwrap();
-    let answers = [
-        app.get("/phone-calls/1001", Some(&tampered)).await,
+    // One character changed at every position, one cut off, one added.
+    let mut forged: Vec<String> = (0..token.len())
+        .map(|i| {
+            let mut bytes = token.clone().into_bytes();
+            bytes[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
+            String::from_utf8(bytes).unwrap()
+        })
+        .collect();
+    forged.push(token[..token.len() - 1].to_string());
+    forged.push(format!("{token}A"));
+    let mut answers = vec![
         app.get("/phone-calls/1001", None).await,
         app.get("/phone-calls/1001", Some("")).await,
     ];
+    for forgery in &forged {
+        answers.push(app.get("/phone-calls/1001", Some(forgery)).await);
+    }
     let basic = app
         .send(
             http::Request::get("/phone-calls/1001")
@@ -228,6 +232,24 @@ async fn tampered_missing_and_foreign_credentials_get_the_same_401(backend: Back
             first
         );
     }
+}
+
+/// Every login of one account (a code every 13 minutes, inside the hourly limit) gets a token
+/// no other login got. DynamoDB runs fewer logins: each costs moto about 5 requests.
+async fn every_login_gets_a_token_of_its_own(backend: Backend) {
+    let logins = match backend {
+        Backend::Memory => 10_000,
+        Backend::DynamoDb => 1_000,
+    };
+    let app = spawn_app(backend).await;
+    let mut tokens = std::collections::HashSet::new();
+    for _ in 0..logins {
+        app.clock.advance(Duration::minutes(13));
+        let token = app.login(KARIN).await;
+        assert_eq!(token.len(), 43, "256 bits, base64url without padding");
+        assert!(tokens.insert(token), "a token came twice");
+    }
+    assert_eq!(tokens.len(), logins);
 }
 
 async fn twenty_concurrent_validations_of_one_code_create_one_session(backend: Backend) {
@@ -260,5 +282,6 @@ on_both_stores!(
     logout_of_all_ends_every_session_of_the_account,
     sessions_end_after_two_idle_hours_and_after_twelve_hours_in_all,
     tampered_missing_and_foreign_credentials_get_the_same_401,
+    every_login_gets_a_token_of_its_own,
     twenty_concurrent_validations_of_one_code_create_one_session,
 );

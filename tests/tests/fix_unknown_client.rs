@@ -336,6 +336,44 @@ async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
     assert_eq!(requests_of(&app, &norr, 7001).await, [(501, 11), (501, 11)]);
 }
 
+/// Ten rounds, each fixing call 7001 onto a client while a PATCH of that same client runs:
+/// the fix's number, the PATCH's fields and the call's statistics all land.
+async fn a_fix_and_a_concurrent_patch_of_its_client_both_persist(backend: Backend) {
+    let app = spawn(backend).await;
+    let norr = app.login(NORR).await;
+    let syd = app.login(SYD).await;
+    for round in 0..10 {
+        let (client, token) = if round % 2 == 0 {
+            (501, &norr)
+        } else {
+            (502, &syd)
+        };
+        let number = format!("+46701110{round:03}");
+        let city = format!("Stad {round}");
+        let fix = app.post_json(
+            FIX,
+            Some(&norr),
+            json!({ "phoneCallId": 7001, "clientId": client, "primaryNumber": number }),
+        );
+        let path = format!("/clients/{client}");
+        let patch = app.patch_json(
+            &path,
+            Some(token),
+            json!({ "city": city, "zipCode": format!("{round:05}") }),
+        );
+        let (fixed, patched) = futures::join!(fix, patch);
+        assert_eq!(fixed.status, StatusCode::OK, "{}", fixed.json());
+        assert_eq!(patched.status, StatusCode::OK, "{}", patched.json());
+        let listed = app.listed_client(token, client).await;
+        assert_eq!(listed["primaryNumber"], number, "round {round}");
+        assert_eq!(listed["city"], city, "round {round}");
+        assert_eq!(listed["zipCode"], format!("{round:05}"), "round {round}");
+        // Olof has his own two calls; the unknown call is counted on whoever holds it now.
+        let own_calls = if client == 501 { 2 } else { 0 };
+        assert_eq!(stats(&listed).0, own_calls + 1, "round {round}");
+    }
+}
+
 async fn fix_requests_are_validated_field_by_field(backend: Backend) {
     let app = spawn(backend).await;
     let norr = app.login(NORR).await;
@@ -379,5 +417,6 @@ on_both_stores!(
     refixing_moves_the_call_and_its_statistics_to_the_other_client,
     another_organisations_calls_and_clients_answer_404_and_stay_as_they_were,
     a_fix_that_fails_a_condition_writes_nothing_at_all,
+    a_fix_and_a_concurrent_patch_of_its_client_both_persist,
     fix_requests_are_validated_field_by_field,
 );
