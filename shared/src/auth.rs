@@ -60,6 +60,15 @@ pub fn portal_import_secret(master: &[u8], portal_id: i32) -> String {
     keyed_hash(master, &format!("portal:{portal_id}"))
 }
 
+/// Whether `candidate` could be a secret of `keyed_hash`: 43 base64url characters (256 bits).
+/// Anything else can never match, so it is refused before any lookup or rate-limit count.
+pub fn is_secret_shaped(candidate: &str) -> bool {
+    candidate.len() == 43
+        && candidate
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// Compares secrets without an early exit on the first differing byte.
 pub fn constant_time_eq(a: &str, b: &str) -> bool {
     a.as_bytes().ct_eq(b.as_bytes()).into()

@@ -54,6 +54,15 @@ pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             errors,
         }
     };
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') && expects_object::<T>() {
+        let mut errors = FieldErrors::new();
+        errors.insert("$".into(), vec!["must be a JSON object".into()]);
+        return Err(ApiError::Validation {
+            detail: "The body does not have the expected shape.".into(),
+            errors,
+        });
+    }
     let bytes = integral_numbers(bytes);
     let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
@@ -68,6 +77,51 @@ pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         .end()
         .map_err(|error| invalid("$".into(), &error))?;
     Ok(value)
+}
+
+/// Whether `T` reads a JSON object. serde's derived structs also take an array of their
+/// fields in order, which no client means (`[true]` would be a logout of every session); a
+/// probe deserializer notes whether `T` asks for a struct first, and fails at once.
+fn expects_object<T: DeserializeOwned>() -> bool {
+    use serde::de::value::Error;
+    use serde::de::{Error as _, Visitor};
+
+    struct Probe<'a>(&'a std::cell::Cell<bool>);
+
+    impl<'de> serde::Deserializer<'de> for Probe<'_> {
+        type Error = Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
+            Err(Error::custom("probe"))
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Error> {
+            self.0.set(true);
+            Err(Error::custom("probe"))
+        }
+
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, Error> {
+            visitor.visit_newtype_struct(self)
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+
+    let object = std::cell::Cell::new(false);
+    let _ = T::deserialize(Probe(&object));
+    object.get()
 }
 
 /// The body with every number written as an integer with a zero fraction (`27059.0`) written
@@ -196,11 +250,14 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
             axum::extract::Path::<String>::from_request_parts(parts, state)
                 .await
                 .map_err(|_| ApiError::field("id", "must be an integer id"))?;
+        // Digits only, without sign or leading zero: one spelling per id, so `+1` or `01`
+        // cannot reach a record by a second name.
+        let canonical = raw.bytes().all(|b| b.is_ascii_digit()) && !raw.starts_with('0');
         match raw.parse::<i32>() {
-            Ok(id) if id > 0 => Ok(Self(id)),
+            Ok(id) if canonical && id > 0 => Ok(Self(id)),
             _ => Err(ApiError::field(
                 "id",
-                "must be an integer between 1 and 2147483647",
+                "must be an integer between 1 and 2147483647, written in digits",
             )),
         }
     }
@@ -305,6 +362,31 @@ impl<T: Serialize> IntoResponse for JsonResponse<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    struct Logout {
+        #[serde(default)]
+        all: bool,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(transparent)]
+    struct Wrapped(#[allow(dead_code)] Logout);
+
+    #[test]
+    fn a_struct_is_read_from_an_object_only_and_a_list_from_an_array() {
+        assert_eq!(
+            decode_json::<Logout>(b" {\"all\":true}").unwrap(),
+            Logout { all: true }
+        );
+        for body in [&b"[true]"[..], b"[]", b" \n[false]"] {
+            assert!(decode_json::<Logout>(body).is_err());
+            assert!(decode_json::<Wrapped>(body).is_err());
+        }
+        assert_eq!(decode_json::<Vec<i32>>(b"[1,2]").unwrap(), vec![1, 2]);
+        assert_eq!(decode_json::<Option<Logout>>(b"null").unwrap(), None);
+        assert!(decode_json::<serde_json::Value>(b"[1]").is_ok());
+    }
 
     #[test]
     fn integers_written_with_a_zero_fraction_are_read_as_integers_outside_strings() {

@@ -33,6 +33,14 @@ pub fn normalise(raw: &str, region: DefaultRegion) -> Result<String, String> {
     if trimmed.len() > 40 {
         return Err("must be at most 40 characters".into());
     }
+    // The parser skips what it does not understand ("+46701234567\0" would pass), so only
+    // what people write in a number gets to it.
+    if !trimmed
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '+' | '-' | '(' | ')' | '.' | '/'))
+    {
+        return Err("may hold only digits, spaces and + - ( ) . /".into());
+    }
     let international = trimmed
         .strip_prefix("00")
         .map(|rest| format!("+{rest}"))
@@ -63,5 +71,8 @@ mod tests {
         assert!(normalise("", se).is_err());
         assert!(normalise("hello", se).is_err());
         assert!(normalise("123", se).is_err());
+        assert!(normalise("+46701234567\0", se).is_err());
+        assert!(normalise("+46701234567x", se).is_err());
+        assert!(normalise("+46 70 123\u{a0}45 67", se).is_err());
     }
 }

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
+use aws_sdk_dynamodb::types::AttributeValue;
 use axum::Router;
 use axum::body::Body;
 use chrono::{DateTime, Utc};
@@ -153,6 +154,8 @@ pub struct TestApp {
     pub sqs_counter: RequestCounter,
     /// The tables on DynamoDB runs, for function binaries pointed at the same data.
     pub tables: Option<Tables>,
+    /// The store on in-memory runs, for snapshots.
+    memory: Option<Arc<MemoryStore>>,
     drained: Mutex<Vec<(String, DiallerMessage)>>,
 }
 
@@ -163,9 +166,10 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
 
 pub async fn spawn_app_with(backend: Backend, fixture: &str) -> TestApp {
     let clock = ManualClock::at(start_time());
-    let (store, counter, tables): (Arc<dyn Store>, _, _) = match backend {
-        Backend::Memory => (Arc::new(MemoryStore::new()), None, None),
-        Backend::DynamoDb => {
+    let memory = (backend == Backend::Memory).then(|| Arc::new(MemoryStore::new()));
+    let (store, counter, tables): (Arc<dyn Store>, _, _) = match &memory {
+        Some(memory) => (memory.clone(), None, None),
+        None => {
             let counter = RequestCounter::default();
             let client = dynamo_client(Some(counter.clone()));
             let tables = fresh_tables(&client).await;
@@ -208,6 +212,7 @@ pub async fn spawn_app_with(backend: Backend, fixture: &str) -> TestApp {
         queue,
         sqs_counter,
         tables,
+        memory,
         drained: Mutex::default(),
     }
 }
@@ -523,9 +528,64 @@ impl TestApp {
         }
     }
 
+    /// Every stored item of both tables (or of the in-memory store), one line each in a stable
+    /// order: what a refused or failed request must leave exactly as it was.
+    pub async fn snapshot(&self) -> Vec<String> {
+        if let Some(memory) = &self.memory {
+            return memory.snapshot();
+        }
+        let tables = self.tables.as_ref().expect("DynamoDB runs have tables");
+        let client = dynamo_client(None);
+        let mut lines = Vec::new();
+        for table in [&tables.data, &tables.auth] {
+            let mut pages = client
+                .scan()
+                .table_name(table)
+                .into_paginator()
+                .items()
+                .send();
+            while let Some(item) = pages.next().await {
+                let item = item.expect("the table is scanned");
+                lines.push(format!("{table} {}", canonical_item(&item)));
+            }
+        }
+        lines.sort();
+        lines
+    }
+
     /// DynamoDB requests since the last call, by operation; `None` on the in-memory store.
     pub fn dynamo_requests(&self) -> Option<HashMap<String, usize>> {
         self.counter.as_ref().map(RequestCounter::take)
+    }
+}
+
+fn canonical_item(item: &HashMap<String, AttributeValue>) -> String {
+    let mut members: Vec<String> = item
+        .iter()
+        .map(|(name, value)| format!("{name}={}", canonical(value)))
+        .collect();
+    members.sort();
+    format!("{{{}}}", members.join(","))
+}
+
+/// An attribute value written the same way whatever order its maps and sets came in.
+fn canonical(value: &AttributeValue) -> String {
+    let sorted = |mut parts: Vec<String>| {
+        parts.sort();
+        parts.join(",")
+    };
+    match value {
+        AttributeValue::M(map) => canonical_item(map),
+        AttributeValue::L(list) => format!(
+            "[{}]",
+            list.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        AttributeValue::Ss(set) | AttributeValue::Ns(set) => format!("<{}>", sorted(set.clone())),
+        AttributeValue::Bs(set) => format!(
+            "<{}>",
+            sorted(set.iter().map(|b| format!("{b:?}")).collect())
+        ),
+        other => format!("{other:?}"),
     }
 }
 

@@ -225,9 +225,23 @@ async fn a_wrong_secret_another_portals_secret_and_an_unknown_portal_get_the_sam
     let app = spawn_app(backend).await;
     let ids = vec![personnummer(1)];
     app.dynamo_requests();
-    let wrong = import(&app, 1, "not-the-secret", &ids).await;
+    let wrong = import(&app, 1, &"x".repeat(43), &ids).await;
     let wrong = without_trace(wrong.problem(StatusCode::UNAUTHORIZED));
     app.expect_requests(&[("BatchGetItem", 1), ("PutItem", 1)]);
+    // Not shaped like a secret at all: the same answer, without a read or a count.
+    for junk in [
+        "not-the-secret",
+        "",
+        &"x".repeat(44),
+        &format!("{}\0", "x".repeat(42)),
+    ] {
+        let answer = import(&app, 1, junk, &ids).await;
+        assert_eq!(
+            without_trace(answer.problem(StatusCode::UNAUTHORIZED)),
+            wrong
+        );
+    }
+    app.expect_requests(&[]);
     let foreign = import(&app, 1, &app.api.import_secret(2), &ids).await;
     assert_eq!(
         without_trace(foreign.problem(StatusCode::UNAUTHORIZED)),
@@ -253,7 +267,7 @@ async fn the_eleventh_failure_in_fifteen_minutes_is_rate_limited(backend: Backen
     let ids = vec![personnummer(2)];
     let secret = app.api.import_secret(1);
     for attempt in 1..=10 {
-        let answer = import(&app, 1, &format!("guess-{attempt}"), &ids).await;
+        let answer = import(&app, 1, &format!("{:0>43}", attempt), &ids).await;
         answer.problem(StatusCode::UNAUTHORIZED);
         app.clock.advance(Duration::seconds(30));
     }
@@ -267,7 +281,7 @@ async fn the_eleventh_failure_in_fifteen_minutes_is_rate_limited(backend: Backen
         .unwrap();
     // The first failure was 5 minutes ago; it leaves the window in 10 minutes.
     assert_eq!(retry_after, 600);
-    import(&app, 1, "guess-11", &ids)
+    import(&app, 1, &"1".repeat(43), &ids)
         .await
         .problem(StatusCode::TOO_MANY_REQUESTS);
     // Other portals are not affected.

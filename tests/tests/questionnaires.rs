@@ -231,6 +231,26 @@ async fn starting_opens_one_entry_per_client_and_never_a_second(backend: Backend
     assert_eq!(ids(&clients, "clientId"), [2, 1, 3, 4]);
 }
 
+async fn a_client_listed_twice_is_started_once_with_its_first_listing(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let token = app.login(KARIN).await;
+    let mut later = start(3);
+    later["startDate"] = json!("2026-12-01T09:00:00Z");
+    let answer = app
+        .post_json(
+            "/questionnaires/11/start-for-clients",
+            Some(&token),
+            json!([start(3), start(4), later]),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    let result = answer.json();
+    assert_eq!(ids(&result["created"], "clientId"), [3, 4]);
+    assert_eq!(result["created"][0]["nextTryAt"], "2026-11-23T08:00:00Z");
+    let clients = detail(&app, &token).await["clients"].clone();
+    assert_eq!(ids(&clients, "clientId"), [2, 3, 4]);
+}
+
 async fn a_start_with_any_bad_entry_writes_nothing(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
@@ -287,5 +307,6 @@ on_both_stores!(
     concurrent_adds_keep_positions_unique_and_lose_no_question,
     invalid_questions_are_refused_field_by_field,
     starting_opens_one_entry_per_client_and_never_a_second,
+    a_client_listed_twice_is_started_once_with_its_first_listing,
     a_start_with_any_bad_entry_writes_nothing,
 );

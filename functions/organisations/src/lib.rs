@@ -196,8 +196,29 @@ impl utoipa::PartialSchema for UnknownCall {
         use shared::records::TranscriptLine;
         let mut call = serde_json::to_value(PhoneCall::schema()).expect("a schema is JSON");
         // Lines are optional field by field too, so the record's strict line schema won't do.
-        call["properties"]["transcript"]["items"] =
-            serde_json::to_value(TranscriptLine::schema()).expect("a schema is JSON");
+        let mut line = serde_json::to_value(TranscriptLine::schema()).expect("a schema is JSON");
+        // The limits `check_call_text` holds the text to.
+        let limit = |schema: &mut serde_json::Value, field: &str, pattern: &str, max: usize| {
+            if let Some(property) = schema["properties"].get_mut(field) {
+                property["pattern"] = pattern.into();
+                property["maxLength"] = max.into();
+            }
+        };
+        for field in ["fromNumber", "toNumber", "name", "uuid", "conversationUuid"] {
+            limit(&mut call, field, shared::openapi::TEXT, 200);
+        }
+        for field in [
+            "summary",
+            "purpose",
+            "confidenceReason",
+            "satisfactionReason",
+            "dynamicVariables",
+        ] {
+            limit(&mut call, field, shared::openapi::PROSE, 20_000);
+        }
+        limit(&mut line, "by", shared::openapi::TEXT, 200);
+        limit(&mut line, "message", shared::openapi::PROSE, 20_000);
+        call["properties"]["transcript"]["items"] = line;
         let said = |field: &str| {
             serde_json::json!({
                 "type": "object",
@@ -221,6 +242,51 @@ impl utoipa::PartialSchema for UnknownCall {
 
 impl utoipa::ToSchema for UnknownCall {}
 
+/// The text of a call to match, held to the limits of an ingested call: prose up to 20,000
+/// characters, numbers and names up to 200, no control characters but line breaks in prose.
+/// Fields the matcher does not read are checked too, so no bad input passes unnoticed.
+fn check_call_text(call: &PhoneCall) -> Result<(), ApiError> {
+    const PROSE: usize = 20_000;
+    const SHORT: usize = 200;
+    let mut validator = Validator::new();
+    let short = [
+        ("fromNumber", &call.from_number),
+        ("toNumber", &call.to_number),
+        ("name", &call.name),
+        ("uuid", &call.uuid),
+        ("conversationUuid", &call.conversation_uuid),
+    ];
+    for (field, value) in short {
+        if let Some(value) = value {
+            validator.check(field, validate::text(value, SHORT));
+        }
+    }
+    let prose = [
+        ("summary", &call.summary),
+        ("purpose", &call.purpose),
+        ("confidenceReason", &call.confidence_reason),
+        ("satisfactionReason", &call.satisfaction_reason),
+        ("dynamicVariables", &call.dynamic_variables),
+    ];
+    for (field, value) in prose {
+        if let Some(value) = value {
+            validator.check(field, validate::prose(value, PROSE));
+        }
+    }
+    for (i, line) in call.transcript.iter().flatten().enumerate() {
+        if let Some(by) = &line.by {
+            validator.check(&format!("transcript[{i}].by"), validate::text(by, SHORT));
+        }
+        if let Some(message) = &line.message {
+            validator.check(
+                &format!("transcript[{i}].message"),
+                validate::prose(message, PROSE),
+            );
+        }
+    }
+    validator.finish()
+}
+
 /// Suggests the client behind an unknown call among the clients of the caller's organisation.
 #[utoipa::path(
     post, path = "/organisations/suggest-unknown-client", tag = "organisations",
@@ -236,6 +302,7 @@ async fn suggest_unknown_client(
     caller: Caller,
     Json(UnknownCall(call)): Json<UnknownCall>,
 ) -> Result<JsonResponse<Suggestion>, ApiError> {
+    check_call_text(&call)?;
     let present = |text: &Option<String>| text.as_deref().is_some_and(|t| !t.trim().is_empty());
     if !present(&call.summary) && !present(&call.from_number) {
         return Err(ApiError::field(

@@ -253,7 +253,16 @@ fn recent_failures(guard: &ImportGuard, now: Timestamp, window: TimeDelta) -> Ve
 }
 
 /// Checks the portal's lock, then the secret; a failure is recorded before the 401 goes out.
+/// A secret that is not even shaped like one gets the same 401 without a read or a count: it
+/// cannot match, and a misconfigured sender should not lock the portal out.
 async fn authorise(state: &PortalsState, portal_id: i32, secret: &str) -> Result<(), ApiError> {
+    if !auth::is_secret_shaped(secret) {
+        tracing::warn!(
+            portal_id,
+            "import refused: the secret is not 43 base64url characters"
+        );
+        return Err(ApiError::Unauthorized);
+    }
     let expected = auth::portal_import_secret(&state.import_master, portal_id);
     for _ in 0..3 {
         let now = state.authenticator.clock.now();

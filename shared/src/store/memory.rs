@@ -2,6 +2,7 @@
 //! conditional write and transaction is atomic, for router tests and `local-api`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Debug;
 use std::sync::{Mutex, MutexGuard};
 
 use async_trait::async_trait;
@@ -120,6 +121,52 @@ impl MemoryStore {
         self.state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Everything stored, one line per item in a stable order, so tests can assert that a
+    /// refused request changed nothing at all (counters, rate limits and sessions included).
+    pub fn snapshot(&self) -> Vec<String> {
+        fn add<K: Debug, V: Debug>(
+            lines: &mut Vec<String>,
+            kind: &str,
+            items: impl IntoIterator<Item = (K, V)>,
+        ) {
+            lines.extend(
+                items
+                    .into_iter()
+                    .map(|(k, v)| format!("{kind} {k:?} {v:?}")),
+            );
+        }
+        let state = self.lock();
+        let mut lines = Vec::new();
+        add(&mut lines, "portal", &state.portals);
+        add(&mut lines, "account", &state.accounts_by_phone);
+        add(&mut lines, "client", &state.clients);
+        add(&mut lines, "call", &state.calls);
+        add(&mut lines, "lines", &state.lines);
+        add(&mut lines, "requests", &state.requests);
+        add(&mut lines, "contact", &state.contact_details);
+        add(&mut lines, "questionnaire", &state.questionnaires);
+        add(&mut lines, "entry", &state.entries);
+        add(&mut lines, "counter", &state.counters);
+        add(&mut lines, "session", &state.sessions);
+        add(
+            &mut lines,
+            "account-sessions",
+            state.account_sessions.iter().map(|(account, tokens)| {
+                let mut tokens: Vec<_> = tokens.iter().collect();
+                tokens.sort();
+                (account, tokens)
+            }),
+        );
+        add(&mut lines, "otp", &state.otps);
+        add(&mut lines, "send-log", &state.send_logs);
+        add(&mut lines, "import-guard", &state.import_guards);
+        add(&mut lines, "receipt", &state.receipts);
+        add(&mut lines, "conversation", &state.conversations);
+        add(&mut lines, "held", &state.held_analyses);
+        lines.sort();
+        lines
     }
 }
 
