@@ -3,6 +3,7 @@
 //! moto (DynamoDB), and (on DynamoDB) a request counter, so every scenario runs on both stores.
 
 pub mod evaluation;
+pub mod faults;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -165,13 +166,42 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
 }
 
 pub async fn spawn_app_with(backend: Backend, fixture: &str) -> TestApp {
+    spawn(backend, fixture, None).await
+}
+
+/// The API on DynamoDB (moto) whose requests go through `plan`, with these SDK retries.
+pub async fn spawn_app_with_faults(
+    fixture: &str,
+    plan: &faults::FaultPlan,
+    retry: aws_config::retry::RetryConfig,
+) -> TestApp {
+    spawn(Backend::DynamoDb, fixture, Some((plan, retry))).await
+}
+
+async fn spawn(
+    backend: Backend,
+    fixture: &str,
+    faults: Option<(&faults::FaultPlan, aws_config::retry::RetryConfig)>,
+) -> TestApp {
     let clock = ManualClock::at(start_time());
     let memory = (backend == Backend::Memory).then(|| Arc::new(MemoryStore::new()));
     let (store, counter, tables): (Arc<dyn Store>, _, _) = match &memory {
         Some(memory) => (memory.clone(), None, None),
         None => {
             let counter = RequestCounter::default();
-            let client = dynamo_client(Some(counter.clone()));
+            let client = match faults {
+                None => dynamo_client(Some(counter.clone())),
+                Some((plan, retry)) => {
+                    let (_, timeouts) = shared::runtime::sdk_retry_and_timeouts();
+                    let config =
+                        aws_sdk_dynamodb::config::Builder::from(&local_sdk_config(moto_endpoint()))
+                            .http_client(plan.http_client())
+                            .retry_config(retry)
+                            .timeout_config(timeouts)
+                            .interceptor(counter.clone());
+                    aws_sdk_dynamodb::Client::from_conf(config.build())
+                }
+            };
             let tables = fresh_tables(&client).await;
             (
                 Arc::new(DynamoStore::new(client, tables.clone())),

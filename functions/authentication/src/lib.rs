@@ -281,7 +281,16 @@ async fn validate_otp(
         .await
     {
         Ok(()) => {}
-        Err(StoreError::ConditionFailed) => return Err(ApiError::Unauthorized),
+        // The code was used meanwhile. When this very session exists, the one who used it was
+        // us: the write landed, its answer was lost, and the SDK's retry found the code used
+        // (DynamoDB's transaction token would make that retry succeed; moto ignores it, and a
+        // retry after the token's 10 minutes would not). Nobody else can hold this token.
+        Err(StoreError::ConditionFailed) => {
+            if state.store.session(&session.token_hash).await?.is_none() {
+                return Err(ApiError::Unauthorized);
+            }
+            tracing::info!("validate-otp: a retried write had already created the session");
+        }
         Err(other) => return Err(other.into()),
     }
     Ok(JsonResponse::ok(SessionIssued {

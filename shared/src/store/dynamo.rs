@@ -1822,6 +1822,11 @@ impl QuestionnaireStore for DynamoStore {
             if !exists {
                 return Ok(AddQuestionOutcome::NoQuestionnaire);
             }
+            // Our question is there: an earlier attempt landed and its answer was lost (the
+            // SDK retried a transaction that had been applied). Inserting again would shift it.
+            if let Some(landed) = id.and_then(|id| questions.iter().find(|q| q.id == id)) {
+                return Ok(AddQuestionOutcome::Added(landed.clone()));
+            }
             if let Some(refusal) = question_refusal(&questions, question.position) {
                 return Ok(refusal);
             }
