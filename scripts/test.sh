@@ -3,7 +3,8 @@
 # cargo-lambda's runtime emulator, schemathesis), cfn-lint, rustfmt, clippy, the function
 # binaries, then every cargo test on both stores with moto started single-threaded on a free
 # port (scripts/with-moto.sh, which stops it at the end whatever happens), then schemathesis
-# against local-api (scripts/contract-test.sh, which stops local-api at the end).
+# against local-api (scripts/contract-test.sh, which stops local-api at the end), then
+# cargo-fuzz over request body decoding (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,4 +38,7 @@ fi
 
 echo "== schemathesis against local-api (scripts/contract-test.sh)"
 scripts/contract-test.sh 2>&1 | tee target/contract-test.log || status=1
+
+echo "== cargo-fuzz over body decoding (scripts/fuzz.sh; compile-only without nightly)"
+scripts/fuzz.sh 2>&1 | tee target/fuzz.log || status=1
 exit "$status"

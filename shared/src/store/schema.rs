@@ -194,6 +194,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn both_tables_keep_point_in_time_recovery_deletion_protection_and_outlive_the_stack() {
+        let template: serde_yaml::Value = serde_yaml::from_str(TEMPLATE).unwrap();
+        for parameter in ["EnablePointInTimeRecovery", "EnableDeletionProtection"] {
+            assert_eq!(
+                template["Parameters"][parameter]["Default"], "true",
+                "{parameter}"
+            );
+        }
+        for table in ["DataTable", "AuthTable"] {
+            let resource = &template["Resources"][table];
+            assert_eq!(resource["DeletionPolicy"], "Retain", "{table}");
+            assert_eq!(resource["UpdateReplacePolicy"], "Retain", "{table}");
+            let properties = &resource["Properties"];
+            let pitr =
+                &properties["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"];
+            assert!(
+                format!("{pitr:?}").contains("EnablePointInTimeRecovery"),
+                "{table}: {pitr:?}"
+            );
+            let protection = &properties["DeletionProtectionEnabled"];
+            assert!(
+                format!("{protection:?}").contains("EnableDeletionProtection"),
+                "{table}"
+            );
+            assert_eq!(
+                properties["SSESpecification"]["SSEEnabled"], true,
+                "{table}"
+            );
+        }
+    }
+
+    #[test]
     fn the_template_declares_a_data_table_with_two_indexes_and_an_auth_table_with_ttl() {
         let tables = table_definitions(TEMPLATE).unwrap();
         let data = tables.iter().find(|t| t.logical_id == "DataTable").unwrap();

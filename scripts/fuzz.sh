@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# cargo-fuzz over request body decoding (fuzz/fuzz_targets/decode_body.rs) for FUZZ_SECONDS
+# (default 60). libFuzzer's instrumentation needs a nightly toolchain; without one the target
+# is only compiled (so it cannot rot) and the run is skipped with a message, exit 0. The
+# stable-toolchain twin of this check is shared/tests/properties.rs (proptest).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="$PWD/target/fuzz"
+
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "fuzz: no nightly toolchain here; compiling the target only, the fuzz run is skipped"
+  cargo check --quiet --manifest-path fuzz/Cargo.toml --bins
+  exit 0
+fi
+# cargo-fuzz itself builds with the stable toolchain, into the project's target directory.
+tools="$PWD/target/tools"
+if [ ! -x "$tools/bin/cargo-fuzz" ]; then
+  cargo install --quiet --locked --root "$tools" cargo-fuzz@0.13.1
+fi
+mkdir -p target/fuzz-corpus
+RUSTUP_TOOLCHAIN=nightly "$tools/bin/cargo-fuzz" run --fuzz-dir fuzz decode_body \
+  target/fuzz-corpus -- -max_total_time="${FUZZ_SECONDS:-60}" -max_len=4096 2>&1 \
+  | grep -E '^(#[0-9]+ +DONE|Done|==[0-9]+== ERROR|SUMMARY)|panicked' || true
+# libFuzzer exits non-zero on a crash; the pipeline above must not hide it.
+exit "${PIPESTATUS[0]}"
