@@ -2,6 +2,13 @@
 
 use crate::error::{ApiError, FieldErrors};
 
+/// The most characters of prose a call carries (summaries, transcript lines, reasons): enough
+/// for a long call, small enough that one call's items stay far under DynamoDB's 400 KB.
+pub const MAX_PROSE: usize = 20_000;
+
+/// The most characters of a short text of a call: numbers, names, ids given by the platform.
+pub const MAX_SHORT_TEXT: usize = 200;
+
 /// Collects the errors of every field of a request, so one answer names all of them.
 #[derive(Debug, Default)]
 pub struct Validator {

@@ -13,8 +13,8 @@ use shared::store::{Analysis, GivenAnswer};
 use shared::validate::{self, Validator};
 
 /// Text fields of an event are capped so one delivery cannot bloat an item (400 KB limit).
-const MAX_TEXT: usize = 20_000;
-const MAX_ID: usize = 200;
+const MAX_TEXT: usize = validate::MAX_PROSE;
+const MAX_ID: usize = validate::MAX_SHORT_TEXT;
 /// An analysis waiting for its call is one item: 98 answers of this size keep it well under
 /// DynamoDB's 400 KB.
 const MAX_ANSWER_TEXT: usize = 2_000;

@@ -198,26 +198,18 @@ impl utoipa::PartialSchema for UnknownCall {
         // Lines are optional field by field too, so the record's strict line schema won't do.
         let mut line = serde_json::to_value(TranscriptLine::schema()).expect("a schema is JSON");
         // The limits `check_call_text` holds the text to.
-        let limit = |schema: &mut serde_json::Value, field: &str, pattern: &str, max: usize| {
+        let limit = |schema: &mut serde_json::Value, field: &str, kind: TextKind| {
             if let Some(property) = schema["properties"].get_mut(field) {
-                property["pattern"] = pattern.into();
-                property["maxLength"] = max.into();
+                property["pattern"] = kind.pattern().into();
+                property["maxLength"] = kind.max_chars().into();
             }
         };
-        for field in ["fromNumber", "toNumber", "name", "uuid", "conversationUuid"] {
-            limit(&mut call, field, shared::openapi::TEXT, 200);
+        for (field, _, kind) in call_texts(&PhoneCall::default()) {
+            limit(&mut call, field, kind);
         }
-        for field in [
-            "summary",
-            "purpose",
-            "confidenceReason",
-            "satisfactionReason",
-            "dynamicVariables",
-        ] {
-            limit(&mut call, field, shared::openapi::PROSE, 20_000);
+        for (field, _, kind) in line_texts(&TranscriptLine::default()) {
+            limit(&mut line, field, kind);
         }
-        limit(&mut line, "by", shared::openapi::TEXT, 200);
-        limit(&mut line, "message", shared::openapi::PROSE, 20_000);
         call["properties"]["transcript"]["items"] = line;
         let said = |field: &str| {
             serde_json::json!({
@@ -242,46 +234,79 @@ impl utoipa::PartialSchema for UnknownCall {
 
 impl utoipa::ToSchema for UnknownCall {}
 
-/// The text of a call to match, held to the limits of an ingested call: prose up to 20,000
-/// characters, numbers and names up to 200, no control characters but line breaks in prose.
-/// Fields the matcher does not read are checked too, so no bad input passes unnoticed.
-fn check_call_text(call: &PhoneCall) -> Result<(), ApiError> {
-    const PROSE: usize = 20_000;
-    const SHORT: usize = 200;
-    let mut validator = Validator::new();
-    let short = [
-        ("fromNumber", &call.from_number),
-        ("toNumber", &call.to_number),
-        ("name", &call.name),
-        ("uuid", &call.uuid),
-        ("conversationUuid", &call.conversation_uuid),
-    ];
-    for (field, value) in short {
-        if let Some(value) = value {
-            validator.check(field, validate::text(value, SHORT));
+/// The two limits an ingested call's text is held to, and so a call to match.
+#[derive(Debug, Clone, Copy)]
+enum TextKind {
+    /// Numbers, names and ids: one line, up to 200 characters.
+    Short,
+    /// Summaries, reasons and transcript lines: line breaks allowed, up to 20,000 characters.
+    Prose,
+}
+
+impl TextKind {
+    fn max_chars(self) -> usize {
+        match self {
+            Self::Short => validate::MAX_SHORT_TEXT,
+            Self::Prose => validate::MAX_PROSE,
         }
     }
-    let prose = [
-        ("summary", &call.summary),
-        ("purpose", &call.purpose),
-        ("confidenceReason", &call.confidence_reason),
-        ("satisfactionReason", &call.satisfaction_reason),
-        ("dynamicVariables", &call.dynamic_variables),
-    ];
-    for (field, value) in prose {
+
+    fn pattern(self) -> &'static str {
+        match self {
+            Self::Short => shared::openapi::TEXT,
+            Self::Prose => shared::openapi::PROSE,
+        }
+    }
+
+    fn check(self, value: &str) -> Result<Option<String>, String> {
+        match self {
+            Self::Short => validate::text(value, self.max_chars()),
+            Self::Prose => validate::prose(value, self.max_chars()),
+        }
+    }
+}
+
+/// The text fields of a call record with their kind: one list for the check and the schema.
+fn call_texts(call: &PhoneCall) -> [(&'static str, &Option<String>, TextKind); 10] {
+    use TextKind::{Prose, Short};
+    [
+        ("fromNumber", &call.from_number, Short),
+        ("toNumber", &call.to_number, Short),
+        ("name", &call.name, Short),
+        ("uuid", &call.uuid, Short),
+        ("conversationUuid", &call.conversation_uuid, Short),
+        ("summary", &call.summary, Prose),
+        ("purpose", &call.purpose, Prose),
+        ("confidenceReason", &call.confidence_reason, Prose),
+        ("satisfactionReason", &call.satisfaction_reason, Prose),
+        ("dynamicVariables", &call.dynamic_variables, Prose),
+    ]
+}
+
+/// The text fields of a transcript line with their kind.
+fn line_texts(
+    line: &shared::records::TranscriptLine,
+) -> [(&'static str, &Option<String>, TextKind); 2] {
+    [
+        ("by", &line.by, TextKind::Short),
+        ("message", &line.message, TextKind::Prose),
+    ]
+}
+
+/// The text of a call to match, held to the limits of an ingested call. Fields the matcher
+/// does not read are checked too, so no bad input passes unnoticed.
+fn check_call_text(call: &PhoneCall) -> Result<(), ApiError> {
+    let mut validator = Validator::new();
+    for (field, value, kind) in call_texts(call) {
         if let Some(value) = value {
-            validator.check(field, validate::prose(value, PROSE));
+            validator.check(field, kind.check(value));
         }
     }
     for (i, line) in call.transcript.iter().flatten().enumerate() {
-        if let Some(by) = &line.by {
-            validator.check(&format!("transcript[{i}].by"), validate::text(by, SHORT));
-        }
-        if let Some(message) = &line.message {
-            validator.check(
-                &format!("transcript[{i}].message"),
-                validate::prose(message, PROSE),
-            );
+        for (field, value, kind) in line_texts(line) {
+            if let Some(value) = value {
+                validator.check(&format!("transcript[{i}].{field}"), kind.check(value));
+            }
         }
     }
     validator.finish()
