@@ -32,7 +32,7 @@ pub const FAULTS: [Fault; 3] = [
 
 #[derive(Debug, Default)]
 struct PlanState {
-    /// Requests since the plan was last armed or counted.
+    /// Requests since the plan was last armed or disarmed.
     seen: usize,
     armed: Option<(usize, Fault)>,
     fired: bool,
@@ -52,12 +52,8 @@ impl FaultPlan {
         };
     }
 
-    /// Counts requests from now on, failing none.
-    pub fn count(&self) {
-        *self.0.lock().unwrap() = PlanState::default();
-    }
-
-    /// Stops failing; whether the armed fault fired, and the requests seen since arming.
+    /// Stops failing and counts afresh; whether the armed fault fired, and the requests seen
+    /// since the last `arm` or `disarm`.
     pub fn disarm(&self) -> (bool, usize) {
         let mut state = self.0.lock().unwrap();
         let outcome = (state.fired, state.seen);

@@ -346,7 +346,7 @@ async fn sweep(retry: aws_config::retry::RetryConfig) -> Tally {
         );
         let reference_call = write.prepare(&app, &token, 1).await;
         let before = app.snapshot().await;
-        plan.count();
+        plan.disarm();
         let answer = send(&app, &reference_call).await;
         let (_, requests) = plan.disarm();
         assert!(
