@@ -192,7 +192,14 @@ async fn spawn(
             let client = match faults {
                 None => dynamo_client(Some(counter.clone())),
                 Some((plan, retry)) => {
-                    let (_, timeouts) = shared::runtime::sdk_retry_and_timeouts();
+                    // Not production's 2 s per attempt: moto is single-threaded and shared by
+                    // the tests running beside this one, so a real request can take longer and
+                    // would read as a fault nobody injected. Injected timeouts do not depend on
+                    // these bounds.
+                    let timeouts = aws_config::timeout::TimeoutConfig::builder()
+                        .operation_attempt_timeout(std::time::Duration::from_secs(30))
+                        .operation_timeout(std::time::Duration::from_secs(120))
+                        .build();
                     let config =
                         aws_sdk_dynamodb::config::Builder::from(&local_sdk_config(moto_endpoint()))
                             .http_client(plan.http_client())
