@@ -2,6 +2,8 @@
 //! outbox, a recording dialler in front of the outbox (in memory) or of an SQS FIFO queue on
 //! moto (DynamoDB), and (on DynamoDB) a request counter, so every scenario runs on both stores.
 
+pub mod capacity;
+pub mod emulator;
 pub mod evaluation;
 pub mod faults;
 
@@ -55,6 +57,7 @@ pub fn local_sdk_config(endpoint: String) -> aws_config::SdkConfig {
             "test", "test", None, None, "static",
         )))
         .endpoint_url(endpoint)
+        .http_client(shared::runtime::https_client())
         .build()
 }
 
@@ -147,6 +150,8 @@ pub struct TestApp {
     pub clock: ManualClock,
     pub api: LocalApi,
     pub counter: Option<RequestCounter>,
+    /// DynamoDB capacity units consumed (estimated, `capacity`); zero on in-memory runs.
+    pub capacity: capacity::CapacityMeter,
     pub seed: Seed,
     pub dialler: RecordingDialler,
     /// The dialler queue on DynamoDB runs (SQS on moto); in memory the outbox holds messages.
@@ -185,12 +190,19 @@ async fn spawn(
 ) -> TestApp {
     let clock = ManualClock::at(start_time());
     let memory = (backend == Backend::Memory).then(|| Arc::new(MemoryStore::new()));
+    let capacity = capacity::CapacityMeter::default();
     let (store, counter, tables): (Arc<dyn Store>, _, _) = match &memory {
         Some(memory) => (memory.clone(), None, None),
         None => {
             let counter = RequestCounter::default();
             let client = match faults {
-                None => dynamo_client(Some(counter.clone())),
+                None => {
+                    let config =
+                        aws_sdk_dynamodb::config::Builder::from(&local_sdk_config(moto_endpoint()))
+                            .interceptor(counter.clone())
+                            .interceptor(capacity.clone());
+                    aws_sdk_dynamodb::Client::from_conf(config.build())
+                }
                 Some((plan, retry)) => {
                     // Not production's 2 s per attempt: moto is single-threaded and shared by
                     // the tests running beside this one, so a real request can take longer and
@@ -223,6 +235,7 @@ async fn spawn(
     if let Some(counter) = &counter {
         counter.take();
     }
+    capacity.take();
     let api = LocalApi::new(store, Arc::new(clock.clone()), Default::default());
     let sqs_counter = RequestCounter::default();
     let (inner, queue): (Arc<dyn Dialler>, _) = match backend {
@@ -244,6 +257,7 @@ async fn spawn(
         clock,
         api,
         counter,
+        capacity,
         seed,
         dialler,
         queue,
@@ -647,6 +661,22 @@ pub fn quiet_demo() -> Value {
     let mut fixture: Value = serde_json::from_str(DEMO_FIXTURE).unwrap();
     fixture["questionnaires"][0]["clients"] = serde_json::json!([]);
     fixture
+}
+
+/// The quiet demo fixture plus `n` clients of portal 1 (ids from 100,000), for list sizes.
+pub fn fixture_with_clients(n: usize) -> String {
+    let mut fixture = quiet_demo();
+    let template = fixture["clients"][0].clone();
+    let clients = fixture["clients"].as_array_mut().unwrap();
+    for i in 0..n {
+        let mut client = template.clone();
+        client["id"] = serde_json::json!(100_000 + i);
+        client["nationalId"] = Value::Null;
+        client["primaryNumber"] = serde_json::json!(format!("+4673{:07}", 1_000_000 + i));
+        client["phone"] = client["primaryNumber"].clone();
+        clients.push(client);
+    }
+    fixture.to_string()
 }
 
 /// The quiet demo fixture plus `n` clients of portal 1, each with an entry of questionnaire 11

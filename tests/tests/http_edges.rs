@@ -1,7 +1,9 @@
-//! Body, content-type and routing edges shared by every endpoint, on both stores.
+//! Body, content-type, compression and routing edges shared by every endpoint, on both stores.
+
+use std::io::Read;
 
 use http::StatusCode;
-use integration_tests::{Backend, on_both_stores, spawn_app};
+use integration_tests::{Backend, fixture_with_clients, on_both_stores, spawn_app, spawn_app_with};
 
 const PATH: &str = "/authentication/request-otp";
 
@@ -86,7 +88,47 @@ async fn unknown_routes_and_methods_answer_with_problems(backend: Backend) {
         .problem(StatusCode::METHOD_NOT_ALLOWED);
 }
 
+/// Lambda answers are limited to 6 MB: a large list is gzipped for a client that accepts it.
+async fn large_answers_are_gzipped_for_clients_that_accept_gzip(backend: Backend) {
+    let app = spawn_app_with(backend, &fixture_with_clients(200)).await;
+    let token = app.login("+46701000001").await;
+    let get = |path: &str, encoding: Option<&str>| {
+        let mut request =
+            http::Request::get(path).header("authorization", format!("Bearer {token}"));
+        if let Some(encoding) = encoding {
+            request = request.header("accept-encoding", encoding);
+        }
+        request.body(axum::body::Body::empty()).unwrap()
+    };
+    let plain = app.send(get("/clients", None)).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert!(plain.headers.get("content-encoding").is_none());
+    assert!(plain.body.len() > usize::from(shared::runtime::COMPRESS_FROM_BYTES));
+
+    let zipped = app.send(get("/clients", Some("gzip, deflate, br"))).await;
+    assert_eq!(zipped.status, StatusCode::OK);
+    assert_eq!(zipped.headers["content-encoding"], "gzip");
+    assert!(
+        zipped.body.len() * 5 < plain.body.len(),
+        "{} bytes",
+        zipped.body.len()
+    );
+    let mut text = Vec::new();
+    flate2::read::GzDecoder::new(zipped.body.as_slice())
+        .read_to_end(&mut text)
+        .unwrap();
+    assert_eq!(text, plain.body, "the same answer, compressed");
+
+    let small = app.send(get("/portals/1", Some("gzip"))).await;
+    assert_eq!(small.status, StatusCode::OK);
+    assert!(
+        small.headers.get("content-encoding").is_none(),
+        "small answers stay as they are"
+    );
+}
+
 on_both_stores!(
+    large_answers_are_gzipped_for_clients_that_accept_gzip,
     json_media_types_are_accepted_and_others_get_415,
     bodies_over_256_kib_get_413,
     malformed_json_wrong_types_and_unknown_fields_get_400_with_the_field,

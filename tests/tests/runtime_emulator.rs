@@ -3,32 +3,17 @@
 //! of its sample events in `events/`; the API Gateway answers are checked for status,
 //! content type and body shape, the scheduler's for its report.
 
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
+use integration_tests::emulator::{
+    Environment, IMPORT_MASTER, OTP_HASH_KEY, Running, WEBHOOK_MASTER, invoke, invoke_client,
+    start_emulator, start_function,
+};
 use integration_tests::{
-    Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, fresh_dialler_queue, moto_endpoint,
-    prepared_event, sample_event, spawn_app, sqs_client,
+    Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, fresh_dialler_queue, prepared_event,
+    sample_event, spawn_app, sqs_client,
 };
 use serde_json::Value;
-
-const IMPORT_MASTER: &str = "emulator-import-master";
-const WEBHOOK_MASTER: &str = "emulator-webhook-master";
-
-/// The cargo-lambda binary `scripts/test.sh` installs into the project's virtual environment.
-fn cargo_lambda() -> String {
-    std::env::var("CARGO_LAMBDA").unwrap_or_else(|_| {
-        panic!(
-            "CARGO_LAMBDA is not set: the runtime emulator comes from cargo-lambda, which \
-             scripts/test.sh (the README's test command) installs and points this at"
-        )
-    })
-}
 
 /// The workspace's binaries, next to this test's own executable (`target/<profile>/deps`).
 fn binary(name: &str) -> PathBuf {
@@ -42,106 +27,14 @@ fn binary(name: &str) -> PathBuf {
     path
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A child process that is killed when the test ends, however it ends.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The Runtime API emulator on a free port, ready for a function to poll.
-fn start_emulator() -> (Running, u16) {
-    let port = free_port();
-    let child = Command::new(cargo_lambda())
-        .args(["lambda", "watch", "--only-lambda-apis", "-A", "127.0.0.1"])
-        .args(["-P", &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("cargo lambda starts");
-    let emulator = Running(child);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the emulator did not listen");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (emulator, port)
-}
-
-/// What every function binary finds in its Lambda environment here.
-struct Environment {
-    data_table: String,
-    auth_table: String,
-    queue_url: String,
-}
-
-/// Starts a function binary; its log (JSON lines, as on Lambda) is appended to `log`.
-fn start_function(name: &str, port: u16, env: &Environment, log: &Path) -> Running {
+/// Starts a function binary; its log is appended to `log`.
+fn start(name: &str, port: u16, env: &Environment, log: &Path) -> Running {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)
         .unwrap();
-    let child = Command::new(binary(name))
-        .env_clear()
-        .env(
-            "AWS_LAMBDA_RUNTIME_API",
-            format!("http://127.0.0.1:{port}/.rt"),
-        )
-        .env("AWS_LAMBDA_FUNCTION_NAME", name)
-        .env("AWS_LAMBDA_FUNCTION_VERSION", "1")
-        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
-        .env("AWS_ENDPOINT_URL", moto_endpoint())
-        .env("AWS_REGION", "eu-north-1")
-        .env("AWS_ACCESS_KEY_ID", "test")
-        .env("AWS_SECRET_ACCESS_KEY", "test")
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("DATA_TABLE", &env.data_table)
-        .env("AUTH_TABLE", &env.auth_table)
-        .env("DIALLER_QUEUE_URL", &env.queue_url)
-        .env("OTP_HASH_KEY", "emulator-otp-key")
-        .env("IMPORT_SECRET", IMPORT_MASTER)
-        .env("WEBHOOK_SECRET", WEBHOOK_MASTER)
-        .env("RUST_LOG", "info")
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .unwrap_or_else(|e| panic!("{name} starts: {e}"));
-    Running(child)
-}
-
-/// One invocation through the emulator's Invoke API; the function's answer.
-async fn invoke(port: u16, payload: String) -> Value {
-    let client = Client::builder(TokioExecutor::new()).build_http::<Full<axum::body::Bytes>>();
-    let request = http::Request::post(format!(
-        "http://127.0.0.1:{port}/2015-03-31/functions/_/invocations"
-    ))
-    .header("content-type", "application/json")
-    .body(Full::from(payload))
-    .unwrap();
-    let response = tokio::time::timeout(Duration::from_secs(60), client.request(request))
-        .await
-        .expect("the function answers within a minute")
-        .expect("the emulator answers");
-    let status = response.status();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    assert!(
-        status.is_success(),
-        "invocation failed ({status}): {}",
-        String::from_utf8_lossy(&body)
-    );
-    serde_json::from_slice(&body).expect("the invocation answer is JSON")
+    start_function(&binary(name), name, port, env, &[], &log)
 }
 
 /// Checks an API Gateway answer and returns its decoded body.
@@ -223,6 +116,7 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
     let webhook_secret = shared::webhook::portal_webhook_secret(WEBHOOK_MASTER.as_bytes(), 1);
 
     let (_emulator, port) = start_emulator();
+    let client = invoke_client();
     let log = std::env::temp_dir().join(format!("runtime-emulator-{}.log", uuid::Uuid::new_v4()));
     // The events in their order; a function is started when its first event of a run comes
     // (authentication twice: its logout ends the session the others use).
@@ -235,7 +129,7 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
         {
             // The previous function stops first, so it cannot take the next invocation.
             drop(running.take());
-            running = Some((function, start_function(function, port, &env, &log)));
+            running = Some((function, start(function, port, &env, &log)));
         }
         let secrets = EventSecrets {
             token: &token,
@@ -243,7 +137,7 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
             webhook_secret: &webhook_secret,
             signed_at: chrono::Utc::now().timestamp(),
         };
-        let answer = invoke(port, prepared_event(name, &secrets)).await;
+        let answer = invoke(&client, port, prepared_event(name, &secrets)).await;
         if let Some(body) = check_http_answer(name, &answer, *expected)
             && *expected < 400
         {
@@ -254,8 +148,8 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
     drop(running);
     assert_eq!(invoked, SAMPLE_EVENTS.len());
 
-    let _scheduler = start_function("questionnaire-scheduler", port, &env, &log);
-    let report = invoke(port, sample_event(SCHEDULED_EVENT)).await;
+    let _scheduler = start("questionnaire-scheduler", port, &env, &log);
+    let report = invoke(&client, port, sample_event(SCHEDULED_EVENT)).await;
     for field in ["due", "claimed", "sent", "failed", "withinCallingHours"] {
         assert!(
             report.get(field).is_some(),
@@ -324,7 +218,7 @@ fn check_logs(text: &str, secrets: &[&str]) {
     forbidden.extend([
         IMPORT_MASTER,
         WEBHOOK_MASTER,
-        "emulator-otp-key",
+        OTP_HASH_KEY,
         "19121212-1212",
         "191212121212",
         "19380412-2384",

@@ -1,0 +1,53 @@
+//! Cold-start floor with the unavoidable SDK cost: the bare hello-world that first loads
+//! aws-config and creates the AWS clients named in `FLOOR_CLIENTS` (comma-separated: dynamodb,
+//! sns, sqs, secretsmanager, bedrock), as the function it stands beside does.
+
+use lambda_http::{Error, Request, service_fn};
+
+/// Held for the process's life, as a function holds its clients in its state.
+#[allow(dead_code)]
+enum AwsClient {
+    DynamoDb(aws_sdk_dynamodb::Client),
+    Sns(aws_sdk_sns::Client),
+    Sqs(aws_sdk_sqs::Client),
+    SecretsManager(aws_sdk_secretsmanager::Client),
+    Bedrock(aws_sdk_bedrockruntime::Client),
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    use aws_smithy_http_client::tls;
+    // The functions' HTTP client (shared::runtime::https_client): the crates carry no default.
+    let https = aws_smithy_http_client::Builder::new()
+        .tls_provider(tls::Provider::Rustls(
+            tls::rustls_provider::CryptoMode::Ring,
+        ))
+        .build_https();
+    let sdk = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .http_client(https)
+        .load()
+        .await;
+    let names = std::env::var("FLOOR_CLIENTS").unwrap_or_default();
+    let clients = names
+        .split(',')
+        .filter(|name| !name.is_empty())
+        .map(|name| match name {
+            "dynamodb" => Ok(AwsClient::DynamoDb(aws_sdk_dynamodb::Client::new(&sdk))),
+            "sns" => Ok(AwsClient::Sns(aws_sdk_sns::Client::new(&sdk))),
+            "sqs" => Ok(AwsClient::Sqs(aws_sdk_sqs::Client::new(&sdk))),
+            "secretsmanager" => Ok(AwsClient::SecretsManager(
+                aws_sdk_secretsmanager::Client::new(&sdk),
+            )),
+            "bedrock" => Ok(AwsClient::Bedrock(aws_sdk_bedrockruntime::Client::new(
+                &sdk,
+            ))),
+            other => Err(format!("unknown client {other:?} in FLOOR_CLIENTS")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let clients = std::sync::Arc::new(clients);
+    lambda_http::run(service_fn(move |request: Request| {
+        let _held = clients.clone();
+        floors::hello(request)
+    }))
+    .await
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The performance benchmark (issue 8, docs/performance.md): builds the release binaries as
+# scripts/package.sh deploys them, plus the floors they are compared with, then runs
+# tests/benches/performance.rs with moto and the runtime emulator, and prints Markdown tables
+# (also written to target/performance.md). Installs what it needs: the pinned Python tools in
+# .venv (moto, cargo-lambda) and wrk from Debian's packages.
+# PERF_ONLY=size,cold,handlers,throughput,dynamodb,scale runs some sections.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v wrk > /dev/null; then
+  sudo_if_needed=()
+  if [ "$(id -u)" != 0 ]; then sudo_if_needed=(sudo); fi
+  "${sudo_if_needed[@]}" apt-get install -y --no-install-recommends wrk > /dev/null
+fi
+
+# The functions exactly as deployed (their own feature resolution), zipped.
+scripts/package.sh
+# The floors in a build of their own, so that they cannot change the functions' features.
+.venv/bin/cargo-lambda lambda build --release --compiler cargo --x86-64 -p floors -p local-api
+
+{
+  echo "# Benchmark run $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD)"
+  echo
+  echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr)."
+} | tee target/performance.md
+CARGO_LAMBDA="$PWD/.venv/bin/cargo-lambda" scripts/with-moto.sh \
+  cargo bench -p integration-tests --bench performance 2> target/performance.log \
+  | tee -a target/performance.md

@@ -1,0 +1,973 @@
+//! The performance benchmark behind `scripts/bench.sh`: cold start and memory of every function
+//! binary under the runtime emulator beside two floors, binary and zip sizes, in-process handler
+//! cost per endpoint, local-api throughput under wrk beside an axum floor, DynamoDB requests and
+//! capacity per endpoint against DESIGN.md's budget, and how two reads scale. Prints Markdown.
+//!
+//! Needs the release binaries in `target/lambda/` (the script builds them), moto in
+//! `MOTO_ENDPOINT`, cargo-lambda in `CARGO_LAMBDA` and wrk on PATH. `PERF_ONLY=cold,size,...`
+//! runs some sections; `PERF_STARTS` sets the cold starts per binary (default 25).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use http_body_util::BodyExt;
+use integration_tests::emulator::{
+    Environment, IMPORT_MASTER, InvokeClient, Running, WEBHOOK_MASTER, free_port, invoke,
+    invoke_client, start_emulator, start_function, wait_for_port,
+};
+use integration_tests::{
+    Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, TestApp, fixture_with_clients,
+    fresh_dialler_queue, prepared_event, quiet_demo, sample_event, spawn_app, spawn_app_with,
+    sqs_client,
+};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+/// Counts live heap bytes and their peak, for the memory a request needs.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A release binary as `cargo lambda build` leaves it.
+fn lambda_binary(name: &str) -> PathBuf {
+    // PERF_LAMBDA_DIR measures another build, e.g. a copy of target/lambda from before a change.
+    let dir = std::env::var_os("PERF_LAMBDA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/lambda"));
+    let path = dir.join(name).join("bootstrap");
+    assert!(
+        path.exists(),
+        "{} is missing: scripts/bench.sh builds it",
+        path.display()
+    );
+    path
+}
+
+fn wanted(section: &str) -> bool {
+    std::env::var("PERF_ONLY")
+        .map(|only| only.split(',').any(|s| s == section))
+        .unwrap_or(true)
+}
+
+fn median(values: &[f64]) -> f64 {
+    percentile(values, 50.0)
+}
+
+/// The nearest-rank percentile.
+fn percentile(values: &[f64], p: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Peak resident set (VmHWM) of a running process, in MB.
+fn peak_rss_mb(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb: f64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/<pid>/status");
+    kb / 1024.0
+}
+
+/// A function, the SDK clients it creates at start in this environment (its SDK floor makes
+/// the same), the event its cold start answers without AWS (its sample event without the
+/// credential: 401), and the read its sample events start with.
+struct Function {
+    name: &'static str,
+    clients: &'static str,
+    unauthenticated: &'static str,
+    read: &'static str,
+}
+
+const FUNCTIONS: &[Function] = &[
+    Function {
+        name: "authentication",
+        clients: "dynamodb,sns",
+        unauthenticated: "authentication-logout",
+        read: "authentication-request-otp",
+    },
+    Function {
+        name: "phone-calls",
+        clients: "dynamodb",
+        unauthenticated: "phone-calls-get",
+        read: "phone-calls-get",
+    },
+    Function {
+        name: "clients",
+        clients: "dynamodb",
+        unauthenticated: "clients-list",
+        read: "clients-list",
+    },
+    Function {
+        name: "portals",
+        clients: "dynamodb",
+        unauthenticated: "portals-get",
+        read: "portals-get",
+    },
+    Function {
+        name: "contact-details",
+        clients: "dynamodb",
+        unauthenticated: "contact-details-active",
+        read: "contact-details-active",
+    },
+    Function {
+        name: "questionnaires",
+        clients: "dynamodb",
+        unauthenticated: "questionnaires-list",
+        read: "questionnaires-list",
+    },
+    Function {
+        name: "organisations",
+        clients: "dynamodb",
+        unauthenticated: "organisations-suggest-unknown-client",
+        read: "organisations-suggest-unknown-client",
+    },
+    Function {
+        name: "integrations",
+        clients: "dynamodb",
+        unauthenticated: "integrations-voice-call-ended",
+        read: "integrations-voice-call-ended",
+    },
+    Function {
+        name: "questionnaire-scheduler",
+        clients: "dynamodb,sqs",
+        unauthenticated: SCHEDULED_EVENT,
+        read: SCHEDULED_EVENT,
+    },
+];
+
+/// A sample event without its bearer token or signature (the schedule's event is unchanged).
+fn without_credentials(name: &str) -> String {
+    let mut event: Value = serde_json::from_str(&sample_event(name)).unwrap();
+    if let Some(headers) = event.get_mut("headers").and_then(Value::as_object_mut) {
+        headers.remove("authorization");
+        headers.remove("x-signature");
+    }
+    event.to_string()
+}
+
+/// The API on DynamoDB (moto) with the demo data, a session of portal 1 made at the real time
+/// (the binaries run on the system clock), and the secrets the emulator's functions derive.
+struct Live {
+    /// Holds the session's API; the binaries reach its tables.
+    _app: TestApp,
+    token: String,
+    env: Environment,
+    import_secret: String,
+    webhook_secret: String,
+}
+
+impl Live {
+    async fn new() -> Self {
+        let app = spawn_app(Backend::DynamoDb).await;
+        app.clock.set(chrono::Utc::now());
+        let token = app.login("+46701000001").await;
+        let tables = app.tables.clone().expect("DynamoDB tables");
+        let env = Environment {
+            data_table: tables.data,
+            auth_table: tables.auth,
+            queue_url: fresh_dialler_queue(&sqs_client(None)).await,
+        };
+        Self {
+            _app: app,
+            token,
+            env,
+            import_secret: shared::auth::portal_import_secret(IMPORT_MASTER.as_bytes(), 1),
+            webhook_secret: shared::webhook::portal_webhook_secret(WEBHOOK_MASTER.as_bytes(), 1),
+        }
+    }
+
+    fn event(&self, name: &str) -> String {
+        if name == SCHEDULED_EVENT {
+            return sample_event(name);
+        }
+        prepared_event(
+            name,
+            &EventSecrets {
+                token: &self.token,
+                import_secret: &self.import_secret,
+                webhook_secret: &self.webhook_secret,
+                signed_at: chrono::Utc::now().timestamp(),
+            },
+        )
+    }
+}
+
+/// A started binary, its emulator (one each: the emulator may hand an invocation to the
+/// poll of a process killed before it), and the time from process start to first answer.
+struct Started {
+    ms: f64,
+    process: Running,
+    emulator: (Running, u16),
+}
+
+impl Started {
+    fn peak_rss_mb(&self) -> f64 {
+        peak_rss_mb(self.process.id())
+    }
+}
+
+async fn start_and_answer(
+    client: &InvokeClient,
+    live: &Live,
+    binary: &std::path::Path,
+    name: &str,
+    extra: &[(&str, &str)],
+    payload: String,
+) -> Started {
+    let log = std::fs::File::create("/dev/null").unwrap();
+    let (emulator, port) = start_emulator();
+    let started = Instant::now();
+    let process = start_function(binary, name, port, &live.env, extra, &log);
+    invoke(client, port, payload).await;
+    Started {
+        ms: ms(started.elapsed()),
+        process,
+        emulator: (emulator, port),
+    }
+}
+
+struct ColdRow {
+    name: &'static str,
+    floor_sdk: Vec<f64>,
+    unauthenticated: Vec<f64>,
+    read: Vec<f64>,
+    rss_cold: Vec<f64>,
+    rss_1000: f64,
+}
+
+async fn cold_start(live: &Live) {
+    let starts: usize = std::env::var("PERF_STARTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(25);
+    let client = invoke_client();
+    let bare_binary = lambda_binary("floor-bare");
+    let sdk = lambda_binary("floor-sdk");
+
+    let mut bare_times = Vec::new();
+    let mut bare_rss = Vec::new();
+    let mut sdk_rss = Vec::new();
+    let mut rows: Vec<ColdRow> = FUNCTIONS
+        .iter()
+        .map(|f| ColdRow {
+            name: f.name,
+            floor_sdk: vec![],
+            unauthenticated: vec![],
+            read: vec![],
+            rss_cold: vec![],
+            rss_1000: 0.0,
+        })
+        .collect();
+    // Round-robin, so that a noisy moment of the machine falls on every binary alike.
+    for _ in 0..starts {
+        let payload = without_credentials("clients-list");
+        let bare = start_and_answer(&client, live, &bare_binary, "floor-bare", &[], payload).await;
+        bare_times.push(bare.ms);
+        bare_rss.push(bare.peak_rss_mb());
+        for (f, row) in FUNCTIONS.iter().zip(&mut rows) {
+            let unauthenticated = without_credentials(f.unauthenticated);
+            let extra = [("FLOOR_CLIENTS", f.clients)];
+            // Floors are lambda_http: the scheduler's gets an HTTP event, not its schedule.
+            let floor = start_and_answer(
+                &client,
+                live,
+                &sdk,
+                f.name,
+                &extra,
+                without_credentials("clients-list"),
+            )
+            .await;
+            row.floor_sdk.push(floor.ms);
+            sdk_rss.push(floor.peak_rss_mb());
+            drop(floor);
+            let binary = lambda_binary(f.name);
+            let cold = start_and_answer(&client, live, &binary, f.name, &[], unauthenticated).await;
+            row.unauthenticated.push(cold.ms);
+            row.rss_cold.push(cold.peak_rss_mb());
+            drop(cold);
+            let read =
+                start_and_answer(&client, live, &binary, f.name, &[], live.event(f.read)).await;
+            row.read.push(read.ms);
+        }
+    }
+    // Peak RSS after 1,000 invocations of each function's read.
+    for (f, row) in FUNCTIONS.iter().zip(&mut rows) {
+        let binary = lambda_binary(f.name);
+        let started =
+            start_and_answer(&client, live, &binary, f.name, &[], live.event(f.read)).await;
+        let port = started.emulator.1;
+        for _ in 1..1000 {
+            invoke(&client, port, live.event(f.read)).await;
+        }
+        row.rss_1000 = started.peak_rss_mb();
+    }
+
+    let bare_median = median(&bare_times);
+    println!("\n## Cold start: process start to first answer, through the runtime emulator\n");
+    println!(
+        "Median of {starts} starts per binary, round-robin. Floors: bare `lambda_http` \
+         hello-world {bare_median:.1} ms (peak RSS {:.1} MB); SDK floor = the same plus \
+         aws-config and the function's clients (peak RSS {:.1} MB median).\n",
+        median(&bare_rss),
+        median(&sdk_rss)
+    );
+    println!(
+        "| function | SDK clients | SDK floor ms | 401 answer ms | × SDK floor | goal ≤ 1.2× and < 15 ms | first read on moto ms | peak RSS cold MB | after 1,000 MB |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (f, row) in FUNCTIONS.iter().zip(&rows) {
+        let floor = median(&row.floor_sdk);
+        let function = median(&row.unauthenticated);
+        let ratio = function / floor;
+        let met = ratio <= 1.2 && function < 15.0;
+        println!(
+            "| {} | {} | {floor:.1} | {function:.1} | {ratio:.2} | {} | {:.1} | {:.1} | {:.1} |",
+            row.name,
+            f.clients,
+            if met { "met" } else { "**not met**" },
+            median(&row.read),
+            median(&row.rss_cold),
+            row.rss_1000
+        );
+    }
+}
+
+fn sizes() {
+    println!("\n## Size: stripped release binary and its zip (goal < 8 MB and < 4 MB)\n");
+    println!("| function | binary MB | zip MB | goal |");
+    println!("|---|---|---|---|");
+    let mb = |path: PathBuf| std::fs::metadata(&path).map(|m| m.len() as f64 / 1e6);
+    for f in FUNCTIONS {
+        let binary = mb(lambda_binary(f.name)).unwrap();
+        let zip = mb(lambda_binary(f.name).with_file_name("bootstrap.zip"))
+            .expect("bootstrap.zip: scripts/package.sh makes it");
+        let met = binary < 8.0 && zip < 4.0;
+        println!(
+            "| {} | {binary:.2} | {zip:.2} | {} |",
+            f.name,
+            if met { "met" } else { "**not met**" }
+        );
+    }
+}
+
+/// A sample event as the request its function's router gets from lambda_http.
+fn request_of(event: &str) -> http::Request<axum::body::Body> {
+    let request = lambda_http::request::from_str(event).expect("an API Gateway v2 event");
+    request.map(|body| axum::body::Body::from(body.to_vec()))
+}
+
+/// One request through the whole in-process API (routing, extractors, store, JSON), timed.
+async fn timed(app: &TestApp, request: http::Request<axum::body::Body>) -> (f64, u16, Value) {
+    let started = Instant::now();
+    let response = app.router.clone().oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let elapsed = started.elapsed();
+    (
+        ms(elapsed) * 1000.0,
+        status,
+        serde_json::from_slice(&body).unwrap_or(Value::Null),
+    )
+}
+
+fn latency_row(name: &str, kind: &str, samples: &[f64], statuses: &BTreeMap<u16, usize>) {
+    let p99 = percentile(samples, 99.0);
+    let goal = match kind {
+        "read" if p99 < 1000.0 => "met",
+        "read" => "**not met**",
+        _ => "-",
+    };
+    let statuses: Vec<String> = statuses.iter().map(|(s, n)| format!("{n}×{s}")).collect();
+    println!(
+        "| {name} | {kind} | {} | {:.0} | {p99:.0} | {goal} | {} |",
+        samples.len(),
+        median(samples),
+        statuses.join(" ")
+    );
+}
+
+/// The endpoints whose sample event reads only.
+fn is_read(name: &str) -> bool {
+    matches!(
+        name,
+        "phone-calls-get"
+            | "phone-calls-requests"
+            | "clients-list"
+            | "portals-get"
+            | "contact-details-list"
+            | "contact-details-get"
+            | "contact-details-active"
+            | "questionnaires-list"
+            | "questionnaires-get"
+            | "organisations-suggest-unknown-client"
+    )
+}
+
+async fn handler_cost() {
+    println!("\n## Handler cost: in-process latency per endpoint, in-memory store, demo fixture\n");
+    println!(
+        "Each sample event replayed through the whole API router after 100 unmeasured \
+         replays; µs per request. The three authentication endpoints run as login, \
+         validate, logout cycles instead (a replay would hit the rate limit or a used code).\n"
+    );
+    println!("| endpoint | kind | requests | p50 µs | p99 µs | goal p99 < 1 ms | statuses |");
+    println!("|---|---|---|---|---|---|---|");
+    let app = spawn_app(Backend::Memory).await;
+    let token = app.login("+46701000001").await;
+    let secrets = EventSecrets {
+        token: &token,
+        import_secret: &app.api.import_secret(1),
+        webhook_secret: &app.api.webhook_secret(1),
+        signed_at: integration_tests::start_time().timestamp(),
+    };
+    let mut order: Vec<&str> = SAMPLE_EVENTS.iter().map(|(name, ..)| *name).collect();
+    order.retain(|name| !name.starts_with("authentication-"));
+    order.sort_by_key(|name| !is_read(name));
+    for name in order {
+        let mut samples = Vec::new();
+        let mut statuses = BTreeMap::new();
+        if name == "questionnaires-add-question" {
+            // Each replay adds a question and a questionnaire holds at most 98: batches of 90
+            // on fresh copies of the demo data.
+            for batch in 0..4 {
+                let fresh = spawn_app(Backend::Memory).await;
+                let token = fresh.login("+46701000001").await;
+                let event = prepared_event(
+                    name,
+                    &EventSecrets {
+                        token: &token,
+                        ..secrets
+                    },
+                );
+                for i in 0..90 {
+                    let (us, status, _) = timed(&fresh, request_of(&event)).await;
+                    if batch > 0 || i >= 10 {
+                        samples.push(us);
+                        *statuses.entry(status).or_insert(0) += 1;
+                    }
+                }
+            }
+        } else {
+            let event = prepared_event(name, &secrets);
+            let count = if is_read(name) { 2000 } else { 500 };
+            for _ in 0..100 {
+                timed(&app, request_of(&event)).await;
+            }
+            for _ in 0..count {
+                let (us, status, _) = timed(&app, request_of(&event)).await;
+                samples.push(us);
+                *statuses.entry(status).or_insert(0) += 1;
+            }
+        }
+        latency_row(
+            name,
+            if is_read(name) { "read" } else { "write" },
+            &samples,
+            &statuses,
+        );
+    }
+    // Login cycles: the rate limit allows 5 codes per number per hour.
+    let mut cycles: BTreeMap<&str, (Vec<f64>, BTreeMap<u16, usize>)> = BTreeMap::new();
+    let phone = "+46701000001";
+    for i in 0..500 {
+        app.clock.advance(chrono::TimeDelta::minutes(13));
+        let request = |path: &str, token: Option<&str>, body: Value| {
+            let mut builder = http::Request::post(path).header("content-type", "application/json");
+            if let Some(token) = token {
+                builder = builder.header("authorization", format!("Bearer {token}"));
+            }
+            builder
+                .body(axum::body::Body::from(body.to_string()))
+                .unwrap()
+        };
+        let (us, status, issued) = timed(
+            &app,
+            request(
+                "/authentication/request-otp",
+                None,
+                json!({"phoneNumber": phone}),
+            ),
+        )
+        .await;
+        let code = app.last_code(phone);
+        let validate = json!({"phoneNumber": phone, "requestId": issued["requestId"], "otp": code});
+        let (us2, status2, session) = timed(
+            &app,
+            request("/authentication/validate-otp", None, validate),
+        )
+        .await;
+        let session = session["token"].as_str().unwrap_or_default().to_string();
+        let (us3, status3, _) = timed(
+            &app,
+            request("/authentication/logout", Some(&session), json!({})),
+        )
+        .await;
+        if i >= 20 {
+            for (name, us, status) in [
+                ("authentication-request-otp", us, status),
+                ("authentication-validate-otp", us2, status2),
+                ("authentication-logout", us3, status3),
+            ] {
+                let entry = cycles.entry(name).or_default();
+                entry.0.push(us);
+                *entry.1.entry(status).or_insert(0) += 1;
+            }
+        }
+    }
+    for (name, (samples, statuses)) in cycles {
+        latency_row(name, "write", &samples, &statuses);
+    }
+}
+
+/// A JSON request over HTTP/1 to a local server; the answer's status and JSON body.
+async fn http_json(
+    client: &InvokeClient,
+    method: &str,
+    url: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let request = http::Request::builder()
+        .method(method)
+        .uri(url)
+        .header("content-type", "application/json")
+        .body(http_body_util::Full::from(
+            body.map(|b| b.to_string()).unwrap_or_default(),
+        ))
+        .unwrap();
+    let response = client.request(request).await.expect("the server answers");
+    let status = response.status().as_u16();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+/// A session on a running local-api: a code from its dev outbox.
+async fn http_login(client: &InvokeClient, base: &str, phone: &str) -> String {
+    let (_, issued) = http_json(
+        client,
+        "POST",
+        &format!("{base}/authentication/request-otp"),
+        Some(json!({"phoneNumber": phone})),
+    )
+    .await;
+    let (_, outbox) = http_json(client, "GET", &format!("{base}/_dev/outbox"), None).await;
+    let message = outbox
+        .as_array()
+        .and_then(|all| all.last())
+        .and_then(|last| last["message"].as_str())
+        .expect("the code's SMS in the outbox")
+        .to_string();
+    let code: String = message
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|word| word.len() == 6)
+        .expect("a six-digit code")
+        .to_string();
+    let (status, session) = http_json(
+        client,
+        "POST",
+        &format!("{base}/authentication/validate-otp"),
+        Some(json!({"phoneNumber": phone, "requestId": issued["requestId"], "otp": code})),
+    )
+    .await;
+    assert_eq!(status, 200, "login: {session}");
+    session["token"].as_str().unwrap().to_string()
+}
+
+/// What wrk printed, read: requests per second, p50 and p99 in ms, and errors.
+struct Load {
+    rps: f64,
+    p50: f64,
+    p99: f64,
+    errors: u64,
+}
+
+fn parse_wrk(output: &str) -> Load {
+    let duration_ms = |text: &str| -> f64 {
+        let text = text.trim();
+        let (number, factor) = if let Some(n) = text.strip_suffix("us") {
+            (n, 0.001)
+        } else if let Some(n) = text.strip_suffix("ms") {
+            (n, 1.0)
+        } else if let Some(n) = text.strip_suffix('s') {
+            (n, 1000.0)
+        } else {
+            (text, 1.0)
+        };
+        number.parse::<f64>().unwrap_or(f64::NAN) * factor
+    };
+    let after = |prefix: &str| {
+        output
+            .lines()
+            .find_map(|line| line.trim().strip_prefix(prefix).map(str::trim))
+    };
+    let socket_errors: u64 = after("Socket errors:")
+        .map(|text| {
+            text.split(',')
+                .filter_map(|part| part.split_whitespace().last()?.parse::<u64>().ok())
+                .sum()
+        })
+        .unwrap_or(0);
+    let non_2xx: u64 = after("Non-2xx or 3xx responses:")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    Load {
+        rps: after("Requests/sec:")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0.0),
+        p50: after("50%").map(duration_ms).unwrap_or(f64::NAN),
+        p99: after("99%").map(duration_ms).unwrap_or(f64::NAN),
+        errors: socket_errors + non_2xx,
+    }
+}
+
+fn wrk(url: &str, token: Option<&str>) -> Load {
+    let seconds = std::env::var("PERF_LOAD_SECONDS").unwrap_or_else(|_| "20".into());
+    let mut command = Command::new("wrk");
+    command.args(["-t2", "-c64", &format!("-d{seconds}s"), "--latency"]);
+    if let Some(token) = token {
+        command.args(["-H", &format!("authorization: Bearer {token}")]);
+    }
+    let output = command
+        .arg(url)
+        .output()
+        .expect("wrk runs (scripts/bench.sh installs it)");
+    assert!(output.status.success(), "wrk failed: {output:?}");
+    parse_wrk(&String::from_utf8_lossy(&output.stdout))
+}
+
+/// A sample event's path and query, as a URL on `base`.
+fn url_of(base: &str, event: &str) -> String {
+    let event: Value = serde_json::from_str(&sample_event(event)).unwrap();
+    let query = event["rawQueryString"].as_str().unwrap_or_default();
+    let path = event["rawPath"].as_str().unwrap();
+    if query.is_empty() {
+        format!("{base}{path}")
+    } else {
+        format!("{base}{path}?{query}")
+    }
+}
+
+async fn throughput() {
+    let port = free_port();
+    let _api = Running(
+        Command::new(lambda_binary("local-api"))
+            .args(["--port", &port.to_string()])
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("local-api starts"),
+    );
+    let floor_port = free_port();
+    let _floor = Running(
+        Command::new(lambda_binary("floor-axum"))
+            .arg(floor_port.to_string())
+            .spawn()
+            .expect("floor-axum starts"),
+    );
+    wait_for_port(port, "local-api");
+    wait_for_port(floor_port, "floor-axum");
+    let client = invoke_client();
+    let base = format!("http://127.0.0.1:{port}");
+    let token = http_login(&client, &base, "+46701000001").await;
+    let floor = wrk(&format!("http://127.0.0.1:{floor_port}/hello"), None);
+    println!("\n## Throughput: local-api (release, in-memory store, demo data) under wrk\n");
+    println!(
+        "wrk 2 threads, 64 connections, 20 s per endpoint, on the same 2 cores as the server. \
+         Floor: a bare axum hello-world, {:.0} requests/s, p50 {:.2} ms, p99 {:.2} ms, {} errors.\n",
+        floor.rps, floor.p50, floor.p99, floor.errors
+    );
+    println!("| endpoint | requests/s | × floor | p50 ms | p99 ms | errors |");
+    println!("|---|---|---|---|---|---|");
+    for (label, event) in [
+        ("GET /phone-calls/{id}", "phone-calls-get"),
+        ("GET /clients", "clients-list"),
+        ("GET /contact-details/active", "contact-details-active"),
+    ] {
+        let load = wrk(&url_of(&base, event), Some(&token));
+        println!(
+            "| {label} | {:.0} | {:.2} | {:.2} | {:.2} | {} |",
+            load.rps,
+            load.rps / floor.rps,
+            load.p50,
+            load.p99,
+            load.errors
+        );
+    }
+}
+
+/// DESIGN.md section 2: DynamoDB requests an endpoint may make after the session check. A write
+/// that creates records also reserves their ids, one counter update per kind (section 2's id
+/// rule), on top of its one write or one transaction per 100 records.
+fn budget(name: &str) -> (usize, &'static str) {
+    match name {
+        "phone-calls-get" | "questionnaires-get" | "organisations-suggest-unknown-client" => {
+            (2, "read of two item collections")
+        }
+        n if is_read(n) => (1, "read"),
+        "questionnaires-add-question" => (2, "1 write + 1 id"),
+        "portals-import-clients" | "questionnaires-start-for-clients" => {
+            (2, "1 transaction per 100 records + 1 id range")
+        }
+        "integrations-voice-call-ended" => {
+            (4, "1 transaction per 100 records + 3 id ranges (call, lines, requests)")
+        }
+        "integrations-voice-call-analyzed" => (1, "1 transaction per 100 records"),
+        _ => (1, "single-record write"),
+    }
+}
+
+async fn dynamodb_efficiency() {
+    let app = spawn_app(Backend::DynamoDb).await;
+    let token = app.login("+46701000001").await;
+    let secrets = EventSecrets {
+        token: &token,
+        import_secret: &app.api.import_secret(1),
+        webhook_secret: &app.api.webhook_secret(1),
+        signed_at: integration_tests::start_time().timestamp(),
+    };
+    println!("\n## DynamoDB requests and capacity per endpoint (moto, demo data)\n");
+    println!(
+        "Each sample event once, in the order of the runtime test. Requests counted on the \
+         wire by operation; capacity units estimated from the items on the wire by \
+         DynamoDB's sizing rules (`tests/src/capacity.rs`), eventually consistent reads.\n"
+    );
+    println!(
+        "| endpoint | status | requests by operation | after the session check | budget | RCU | WCU | within budget |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for (name, _, _) in SAMPLE_EVENTS {
+        app.dynamo_requests();
+        app.capacity.take();
+        let event = prepared_event(name, &secrets);
+        let bearer = event.contains("\"authorization\"");
+        let request = if *name == "authentication-validate-otp" {
+            // The sample's code is a placeholder: a real one, asked for before counting.
+            let phone = "+46701000002";
+            let issued = app.request_otp(phone).await.json();
+            let body = json!({"phoneNumber": phone, "requestId": issued["requestId"],
+                "otp": app.last_code(phone)});
+            app.dynamo_requests();
+            app.capacity.take();
+            http::Request::post("/authentication/validate-otp")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(body.to_string()))
+                .unwrap()
+        } else {
+            request_of(&event)
+        };
+        let (_, status, _) = timed(&app, request).await;
+        let counts: BTreeMap<String, usize> = app.dynamo_requests().unwrap().into_iter().collect();
+        let units = app.capacity.take();
+        let total: usize = counts.values().sum();
+        let after_session = total - usize::from(bearer);
+        let (allowed, why) = budget(name);
+        let listed: Vec<String> = counts.iter().map(|(op, n)| format!("{n} {op}")).collect();
+        println!(
+            "| {name} | {status} | {} | {after_session} | {allowed} ({why}) | {:.1} | {:.1} | {} |",
+            listed.join(", "),
+            units.read,
+            units.write,
+            if after_session <= allowed {
+                "yes"
+            } else {
+                "**no**"
+            }
+        );
+    }
+    app.capacity.take();
+    app.snapshot().await;
+    println!(
+        "\nLargest stored item: {} bytes (updates, deletes and condition checks are counted \
+         as one item of at most 1 KB).",
+        app.capacity.largest_item()
+    );
+}
+
+/// The least-squares slope of log(y) over log(x): how y grows with x.
+fn exponent(points: &[(f64, f64)]) -> f64 {
+    let logs: Vec<(f64, f64)> = points.iter().map(|(x, y)| (x.ln(), y.ln())).collect();
+    let n = logs.len() as f64;
+    let mean_x = logs.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = logs.iter().map(|p| p.1).sum::<f64>() / n;
+    let covariance: f64 = logs.iter().map(|(x, y)| (x - mean_x) * (y - mean_y)).sum();
+    let variance: f64 = logs.iter().map(|(x, _)| (x - mean_x).powi(2)).sum();
+    covariance / variance
+}
+
+/// Median time, peak heap growth and body of one GET, over `runs` runs after 3 warm-ups.
+async fn measure_get(app: &TestApp, token: &str, path: &str, runs: usize) -> (f64, f64, Value) {
+    let get = || {
+        http::Request::get(path)
+            .header("authorization", format!("Bearer {token}"))
+            .body(axum::body::Body::empty())
+            .unwrap()
+    };
+    for _ in 0..3 {
+        timed(app, get()).await;
+    }
+    let mut times = Vec::new();
+    let mut peaks = Vec::new();
+    let mut body = Value::Null;
+    for _ in 0..runs {
+        let before = LIVE.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
+        let (us, status, answer) = timed(app, get()).await;
+        assert_eq!(status, 200, "{path}: {answer}");
+        peaks.push((PEAK.load(Ordering::Relaxed) - before) as f64 / 1e6);
+        times.push(us / 1000.0);
+        body = answer;
+    }
+    (median(&times), median(&peaks), body)
+}
+
+/// The size of an API Gateway answer lambda_http writes for this body: text as a JSON string,
+/// or, when compressed, base64.
+fn lambda_answer_bytes(body: &[u8], compressed: bool) -> usize {
+    let body = if compressed {
+        "x".repeat(body.len().div_ceil(3) * 4)
+    } else {
+        String::from_utf8_lossy(body).into_owned()
+    };
+    json!({"statusCode": 200, "headers": {"content-type": "application/json"},
+        "body": body, "isBase64Encoded": compressed})
+    .to_string()
+    .len()
+}
+
+async fn scale() {
+    println!("\n## Scale: in-process, in-memory store\n");
+    println!(
+        "Median of 20 requests after 3 warm-ups; heap = the peak of live heap bytes during \
+         the request above those before it (a counting allocator). Lambda answer = the API \
+         Gateway response lambda_http writes (limit 6 MB): the body as a JSON string, or \
+         gzipped and base64-encoded when the client sends `Accept-Encoding: gzip`.\n"
+    );
+    println!("| request | size | ms | heap MB | body MB | Lambda answer MB | with gzip MB |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut client_points = (Vec::new(), Vec::new());
+    for n in [100, 1_000, 10_000] {
+        let app = spawn_app_with(Backend::Memory, &fixture_with_clients(n)).await;
+        let token = app.login("+46701000001").await;
+        let (time, heap, body) = measure_get(&app, &token, "/clients", 20).await;
+        let plain = app.get("/clients", Some(&token)).await.body;
+        let gzipped = app
+            .send(
+                http::Request::get("/clients")
+                    .header("authorization", format!("Bearer {token}"))
+                    .header("accept-encoding", "gzip")
+                    .body(axum::body::Body::empty())
+                    .unwrap(),
+            )
+            .await;
+        let compressed = gzipped.headers.contains_key("content-encoding");
+        println!(
+            "| GET /clients | {} clients | {time:.2} | {heap:.2} | {:.2} | {:.2} | {:.2} |",
+            body.as_array().map_or(0, Vec::len),
+            plain.len() as f64 / 1e6,
+            lambda_answer_bytes(&plain, false) as f64 / 1e6,
+            lambda_answer_bytes(&gzipped.body, compressed) as f64 / 1e6
+        );
+        client_points.0.push((n as f64, time));
+        client_points.1.push((n as f64, heap));
+    }
+    let mut line_points = (Vec::new(), Vec::new());
+    for n in [10, 1_000] {
+        // The demo call keeps its own lines (a client request points at one); more are added.
+        let mut fixture = quiet_demo();
+        let call = &mut fixture["phoneCalls"][0];
+        let transcript = call["transcript"].as_array_mut().unwrap();
+        let template = transcript[0].clone();
+        for i in transcript.len()..n {
+            let mut line = template.clone();
+            line["id"] = json!(900_000 + i);
+            line["message"] = json!(format!("Line {i} of a long conversation about the week."));
+            transcript.push(line);
+        }
+        let app = spawn_app_with(Backend::Memory, &fixture.to_string()).await;
+        let token = app.login("+46701000001").await;
+        let id = fixture["phoneCalls"][0]["id"].as_i64().unwrap();
+        let path = format!("/phone-calls/{id}");
+        let (time, heap, body) = measure_get(&app, &token, &path, 20).await;
+        let bytes = body.to_string().len();
+        println!(
+            "| GET /phone-calls/{{id}} | {} lines | {time:.3} | {heap:.3} | {:.3} | {:.3} | - |",
+            body[0]["transcript"].as_array().map_or(0, Vec::len),
+            bytes as f64 / 1e6,
+            lambda_answer_bytes(body.to_string().as_bytes(), false) as f64 / 1e6
+        );
+        line_points.0.push((n as f64, time));
+        line_points.1.push((n as f64, heap));
+    }
+    println!(
+        "\nFitted exponents (1 = linear): GET /clients time {:.2}, heap {:.2}; \
+         GET /phone-calls/{{id}} time {:.2}, heap {:.2}.",
+        exponent(&client_points.0),
+        exponent(&client_points.1),
+        exponent(&line_points.0),
+        exponent(&line_points.1)
+    );
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        if wanted("size") {
+            sizes();
+        }
+        if wanted("cold") {
+            let live = Live::new().await;
+            cold_start(&live).await;
+        }
+        if wanted("handlers") {
+            handler_cost().await;
+        }
+        if wanted("throughput") {
+            throughput().await;
+        }
+        if wanted("dynamodb") {
+            dynamodb_efficiency().await;
+        }
+        if wanted("scale") {
+            scale().await;
+        }
+    });
+}

@@ -1,0 +1,156 @@
+//! Function binaries under the Lambda Runtime API emulator (`cargo lambda watch
+//! --only-lambda-apis`): starting the emulator and a binary in a Lambda-like environment, and
+//! invoking it. Used by the runtime test and the performance benchmark.
+
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+
+use crate::moto_endpoint;
+
+pub const IMPORT_MASTER: &str = "emulator-import-master";
+pub const WEBHOOK_MASTER: &str = "emulator-webhook-master";
+pub const OTP_HASH_KEY: &str = "emulator-otp-key";
+
+/// The cargo-lambda binary the project's scripts install into its virtual environment.
+pub fn cargo_lambda() -> String {
+    std::env::var("CARGO_LAMBDA").unwrap_or_else(|_| {
+        panic!(
+            "CARGO_LAMBDA is not set: the runtime emulator comes from cargo-lambda, which \
+             scripts/test.sh (the README's test command) installs and points this at"
+        )
+    })
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A child process that is killed when dropped, however its owner ends.
+pub struct Running(pub Child);
+
+impl Running {
+    pub fn id(&self) -> u32 {
+        self.0.id()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits until something listens on `port`, for at most 30 s.
+pub fn wait_for_port(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not listen");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The Runtime API emulator on a free port, ready for a function to poll.
+pub fn start_emulator() -> (Running, u16) {
+    let port = free_port();
+    let child = Command::new(cargo_lambda())
+        .args(["lambda", "watch", "--only-lambda-apis", "-A", "127.0.0.1"])
+        .args(["-P", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cargo lambda starts");
+    let emulator = Running(child);
+    wait_for_port(port, "the emulator");
+    (emulator, port)
+}
+
+/// What every function binary finds in its Lambda environment here.
+pub struct Environment {
+    pub data_table: String,
+    pub auth_table: String,
+    pub queue_url: String,
+}
+
+/// Starts `binary` as function `name` polling the emulator on `port`, with `extra` variables
+/// on top of the Lambda environment; its output (JSON log lines, as on Lambda) goes to `log`.
+pub fn start_function(
+    binary: &Path,
+    name: &str,
+    port: u16,
+    env: &Environment,
+    extra: &[(&str, &str)],
+    log: &std::fs::File,
+) -> Running {
+    let mut command = Command::new(binary);
+    command
+        .env_clear()
+        .env(
+            "AWS_LAMBDA_RUNTIME_API",
+            format!("http://127.0.0.1:{port}/.rt"),
+        )
+        .env("AWS_LAMBDA_FUNCTION_NAME", name)
+        .env("AWS_LAMBDA_FUNCTION_VERSION", "1")
+        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+        .env("AWS_ENDPOINT_URL", moto_endpoint())
+        .env("AWS_REGION", "eu-north-1")
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("DATA_TABLE", &env.data_table)
+        .env("AUTH_TABLE", &env.auth_table)
+        .env("DIALLER_QUEUE_URL", &env.queue_url)
+        .env("OTP_HASH_KEY", OTP_HASH_KEY)
+        .env("IMPORT_SECRET", IMPORT_MASTER)
+        .env("WEBHOOK_SECRET", WEBHOOK_MASTER)
+        .env("RUST_LOG", "info")
+        .envs(extra.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log.try_clone().unwrap());
+    let child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("{name} ({}) starts: {e}", binary.display()));
+    Running(child)
+}
+
+/// An HTTP/1 client for the emulator's Invoke API.
+pub type InvokeClient = Client<HttpConnector, Full<axum::body::Bytes>>;
+
+pub fn invoke_client() -> InvokeClient {
+    Client::builder(TokioExecutor::new()).build_http()
+}
+
+/// One invocation through the emulator's Invoke API; the function's answer.
+pub async fn invoke(client: &InvokeClient, port: u16, payload: String) -> Value {
+    let request = http::Request::post(format!(
+        "http://127.0.0.1:{port}/2015-03-31/functions/_/invocations"
+    ))
+    .header("content-type", "application/json")
+    .body(Full::from(payload))
+    .unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(60), client.request(request))
+        .await
+        .expect("the function answers within a minute")
+        .expect("the emulator answers");
+    let status = response.status();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert!(
+        status.is_success(),
+        "invocation failed ({status}): {}",
+        String::from_utf8_lossy(&body)
+    );
+    serde_json::from_slice(&body).expect("the invocation answer is JSON")
+}
