@@ -743,9 +743,10 @@ fn budget(name: &str) -> (usize, &'static str) {
         "portals-import-clients" | "questionnaires-start-for-clients" => {
             (2, "1 transaction per 100 records + 1 id range")
         }
-        "integrations-voice-call-ended" => {
-            (4, "1 transaction per 100 records + 3 id ranges (call, lines, requests)")
-        }
+        "integrations-voice-call-ended" => (
+            4,
+            "1 transaction per 100 records + 3 id ranges (call, lines, requests)",
+        ),
         "integrations-voice-call-analyzed" => (1, "1 transaction per 100 records"),
         _ => (1, "single-record write"),
     }
