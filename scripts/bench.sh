@@ -24,6 +24,23 @@ scripts/package.sh
   echo
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr)."
 } | tee target/performance.md
+# One TLS stack: the TLS and HTTP crates in the functions' tree, and any of them twice.
+functions=(authentication phone-calls clients portals contact-details questionnaires
+  questionnaire-scheduler organisations integrations)
+packages=()
+for f in "${functions[@]}"; do packages+=(-p "$f"); done
+tls_crates='^(rustls|ring|aws-lc-rs|aws-lc-sys|openssl|native-tls|hyper|hyper-rustls|tokio-rustls|h2) v'
+{
+  echo
+  echo "## One TLS stack"
+  echo
+  echo "TLS and HTTP crates in the functions' dependency tree:" \
+    "$(cargo tree -e normal --prefix none "${packages[@]}" | cut -d' ' -f1-2 \
+      | grep -E "$tls_crates" | sort -u | paste -sd, - | sed 's/,/, /g')."
+  echo "Of these, in two versions (cargo tree -d):" \
+    "$(cargo tree -d --depth 0 -e normal --prefix none "${packages[@]}" | cut -d' ' -f1-2 \
+      | grep -E "$tls_crates" | sort -u | paste -sd, - | sed 's/,/, /g' | grep . || echo none)."
+} | tee -a target/performance.md
 CARGO_LAMBDA="$PWD/.venv/bin/cargo-lambda" scripts/with-moto.sh \
   cargo bench -p integration-tests --bench performance 2> target/performance.log \
   | tee -a target/performance.md

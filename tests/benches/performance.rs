@@ -944,7 +944,30 @@ async fn scale() {
     );
 }
 
+/// The first phone number a process parses loads phonenumber's metadata; later ones do not.
+/// Measured first thing, before anything else in this process parses a number.
+fn first_phone_parse() -> String {
+    let region = shared::phone::DefaultRegion::default();
+    let started = Instant::now();
+    shared::phone::normalise("+46731110001", region).unwrap();
+    let first = started.elapsed();
+    let mut later = Vec::new();
+    for i in 0..1000 {
+        let started = Instant::now();
+        shared::phone::normalise(&format!("+4673111{i:04}"), region).unwrap();
+        later.push(ms(started.elapsed()) * 1000.0);
+    }
+    format!(
+        "\n## The first phone number in a process\n\nFirst `shared::phone::normalise` in this \
+         process: {:.1} ms (phonenumber parses the patterns of every region's metadata on \
+         first use); the next 1,000: median {:.1} µs.",
+        ms(first),
+        median(&later)
+    )
+}
+
 fn main() {
+    let phone = wanted("cold").then(first_phone_parse);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -957,6 +980,9 @@ fn main() {
         if wanted("cold") {
             let live = Live::new().await;
             cold_start(&live).await;
+        }
+        if let Some(phone) = phone {
+            println!("{phone}");
         }
         if wanted("handlers") {
             handler_cost().await;

@@ -108,6 +108,7 @@ async fn large_answers_are_gzipped_for_clients_that_accept_gzip(backend: Backend
     let zipped = app.send(get("/clients", Some("gzip, deflate, br"))).await;
     assert_eq!(zipped.status, StatusCode::OK);
     assert_eq!(zipped.headers["content-encoding"], "gzip");
+    assert_eq!(zipped.headers["vary"], "accept-encoding");
     assert!(
         zipped.body.len() * 5 < plain.body.len(),
         "{} bytes",
