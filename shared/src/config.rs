@@ -49,7 +49,7 @@ pub struct Config {
     pub tables: Tables,
     pub region: DefaultRegion,
     /// The zone portals' contact windows are written in (`PORTAL_TIME_ZONE`).
-    pub time_zone: chrono_tz::Tz,
+    pub time_zone: crate::zone::Zone,
     pub auth: AuthRules,
 }
 
@@ -87,12 +87,12 @@ impl Config {
 }
 
 /// The IANA zone named by `PORTAL_TIME_ZONE`, `Europe/Stockholm` when unset.
-pub fn time_zone(name: Option<&str>) -> Result<chrono_tz::Tz, ConfigError> {
+pub fn time_zone(name: Option<&str>) -> Result<crate::zone::Zone, ConfigError> {
     match name.map(str::trim).filter(|name| !name.is_empty()) {
-        None => Ok(chrono_tz::Europe::Stockholm),
-        Some(name) => name.parse().map_err(|_| ConfigError {
+        None => Ok(crate::zone::Zone::stockholm()),
+        Some(name) => crate::zone::Zone::named(name).map_err(|problem| ConfigError {
             name: "PORTAL_TIME_ZONE",
-            problem: format!("{name:?} is not an IANA time zone"),
+            problem,
         }),
     }
 }
@@ -176,10 +176,10 @@ mod tests {
 
     #[test]
     fn the_portal_time_zone_defaults_to_stockholm_and_must_exist() {
-        assert_eq!(time_zone(None).unwrap(), chrono_tz::Europe::Stockholm);
+        assert_eq!(time_zone(None).unwrap(), crate::zone::Zone::stockholm());
         assert_eq!(
             time_zone(Some("Europe/London")).unwrap(),
-            chrono_tz::Europe::London
+            crate::zone::Zone::named("Europe/London").unwrap()
         );
         assert_eq!(
             time_zone(Some("Mars/Olympus")).unwrap_err().name,

@@ -2,7 +2,6 @@
 //! time, `[start, end)`, crossing midnight when start > end, all day when equal or both null.
 
 use chrono::NaiveTime;
-use chrono_tz::Tz;
 
 use crate::records::{ContactDetail, Timestamp};
 
@@ -60,11 +59,11 @@ pub enum WindowError {
 
 /// Whether a contact detail is active at `now` in the portal's time zone. A stored window that
 /// no longer parses counts as closed: better no call than a call at the wrong hour.
-pub fn is_active(detail: &ContactDetail, now: Timestamp, zone: Tz) -> bool {
+pub fn is_active(detail: &ContactDetail, now: Timestamp, zone: &crate::zone::Zone) -> bool {
     if !detail.is_active {
         return false;
     }
-    let local = now.with_timezone(&zone).time();
+    let local = zone.local_time(now);
     Window::parse(
         detail.contact_between_start.as_deref(),
         detail.contact_between_end.as_deref(),

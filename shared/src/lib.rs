@@ -19,5 +19,6 @@ pub mod store;
 pub mod trace;
 pub mod validate;
 pub mod webhook;
+pub mod zone;
 
 pub use error::ApiError;

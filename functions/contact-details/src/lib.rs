@@ -6,8 +6,8 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::{FromRef, State};
 use axum::routing::get;
-use chrono_tz::Tz;
 use serde::Deserialize;
+use shared::zone::Zone;
 
 use shared::auth::{Authenticator, Caller};
 use shared::contact_window::{self, WindowError};
@@ -35,7 +35,7 @@ pub struct ContactDetailsState {
     pub authenticator: Authenticator,
     pub region: DefaultRegion,
     /// The zone contact windows are written in (`PORTAL_TIME_ZONE`).
-    pub time_zone: Tz,
+    pub time_zone: Zone,
 }
 
 impl ContactDetailsState {
@@ -44,7 +44,7 @@ impl ContactDetailsState {
             contacts: platform.store.clone(),
             authenticator: platform.authenticator.clone(),
             region: platform.config.region,
-            time_zone: platform.config.time_zone,
+            time_zone: platform.config.time_zone.clone(),
         }
     }
 }
@@ -103,7 +103,7 @@ async fn active_contact_details(
         .contact_details(caller.portal_id)
         .await?
         .into_iter()
-        .filter(|detail| contact_window::is_active(detail, now, state.time_zone))
+        .filter(|detail| contact_window::is_active(detail, now, &state.time_zone))
         .collect();
     contact_window::sort(&mut details);
     Ok(JsonResponse::ok(details))

@@ -69,7 +69,7 @@ pub struct LocalApi {
     pub import_master: Arc<[u8]>,
     /// The master secret portals' webhook secrets derive from (`WEBHOOK_SECRET`).
     pub webhook_master: Arc<[u8]>,
-    pub time_zone: chrono_tz::Tz,
+    pub time_zone: shared::zone::Zone,
     /// Where scheduler passes send call attempts: the outbox, unless replaced.
     pub dialler: Arc<dyn Dialler>,
     pub scheduler_config: SchedulerConfig,
@@ -91,7 +91,7 @@ impl LocalApi {
         let outbox = Outbox::new(clock.clone());
         Self {
             dialler: Arc::new(outbox.clone()),
-            scheduler_config: SchedulerConfig::new(chrono_tz::Europe::Stockholm),
+            scheduler_config: SchedulerConfig::new(shared::zone::Zone::stockholm()),
             outbox,
             store,
             clock,
@@ -100,7 +100,7 @@ impl LocalApi {
             otp_key: random_key(),
             import_master: random_key(),
             webhook_master: random_key(),
-            time_zone: chrono_tz::Europe::Stockholm,
+            time_zone: shared::zone::Zone::stockholm(),
             reranker: None,
         }
     }
@@ -120,8 +120,8 @@ impl LocalApi {
         shared::webhook::portal_webhook_secret(&self.webhook_master, portal_id)
     }
 
-    pub fn with_time_zone(mut self, zone: chrono_tz::Tz) -> Self {
-        self.time_zone = zone;
+    pub fn with_time_zone(mut self, zone: shared::zone::Zone) -> Self {
+        self.time_zone = zone.clone();
         self.scheduler_config.time_zone = zone;
         self
     }
@@ -183,7 +183,7 @@ impl LocalApi {
             contacts: self.store.clone(),
             authenticator: self.authenticator(),
             region: self.region,
-            time_zone: self.time_zone,
+            time_zone: self.time_zone.clone(),
         }
     }
 

@@ -93,7 +93,8 @@ async fn main() -> Result<(), BoxError> {
     };
     let seed = Seed::load(&fixture, region, store.as_ref()).await?;
     let time_zone = shared::config::time_zone(std::env::var("PORTAL_TIME_ZONE").ok().as_deref())?;
-    let mut api = LocalApi::new(store, Arc::new(SystemClock), region).with_time_zone(time_zone);
+    let mut api =
+        LocalApi::new(store, Arc::new(SystemClock), region).with_time_zone(time_zone.clone());
     api.scheduler_config =
         questionnaire_scheduler::SchedulerConfig::from_lookup(time_zone, |name| {
             std::env::var(name).ok()

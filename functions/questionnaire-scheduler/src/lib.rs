@@ -38,7 +38,7 @@ const MAX_RETRY_DELAY: TimeDelta = TimeDelta::days(3650);
 pub struct SchedulerConfig {
     /// Calls are placed only inside these hours of `time_zone` (`CALLING_HOURS`).
     pub calling_hours: Window,
-    pub time_zone: chrono_tz::Tz,
+    pub time_zone: shared::zone::Zone,
     /// How long a claimed attempt is held by its pass before another pass may send it.
     pub lease: TimeDelta,
     /// The most entries one pass takes on; the rest wait for the next pass.
@@ -49,7 +49,7 @@ pub struct SchedulerConfig {
 
 impl SchedulerConfig {
     /// 09:00-19:00 in `time_zone`.
-    pub fn new(time_zone: chrono_tz::Tz) -> Self {
+    pub fn new(time_zone: shared::zone::Zone) -> Self {
         Self {
             calling_hours: Window {
                 start: NaiveTime::from_hms_opt(9, 0, 0),
@@ -64,7 +64,7 @@ impl SchedulerConfig {
 
     /// `CALLING_HOURS` as `HH:mm-HH:mm` (equal ends: any time), default 09:00-19:00.
     pub fn from_lookup(
-        time_zone: chrono_tz::Tz,
+        time_zone: shared::zone::Zone,
         lookup: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
         let mut config = Self::new(time_zone);
@@ -78,8 +78,7 @@ impl SchedulerConfig {
     }
 
     pub fn within_calling_hours(&self, at: Timestamp) -> bool {
-        self.calling_hours
-            .contains(at.with_timezone(&self.time_zone).time())
+        self.calling_hours.contains(self.time_zone.local_time(at))
     }
 }
 
@@ -187,7 +186,7 @@ impl Scheduler {
                 queue_url,
             )),
             clock: Arc::new(SystemClock),
-            config: SchedulerConfig::from_lookup(platform.config.time_zone, lookup)?,
+            config: SchedulerConfig::from_lookup(platform.config.time_zone.clone(), lookup)?,
         })
     }
 
@@ -450,7 +449,7 @@ mod tests {
 
     #[test]
     fn calling_hours_are_read_in_the_portal_time_zone() {
-        let config = SchedulerConfig::new(chrono_tz::Europe::Stockholm);
+        let config = SchedulerConfig::new(shared::zone::Zone::stockholm());
         // 08:30 UTC is 09:30 in Stockholm in November; 18:30 UTC is 19:30.
         assert!(config.within_calling_hours(at("2026-11-20T08:30:00Z")));
         assert!(!config.within_calling_hours(at("2026-11-20T07:59:00Z")));
@@ -460,8 +459,9 @@ mod tests {
 
     #[test]
     fn calling_hours_come_from_the_environment_and_are_checked() {
-        let zone = chrono_tz::Europe::Stockholm;
-        let config = SchedulerConfig::from_lookup(zone, |_| Some("08:00-20:30".into())).unwrap();
+        let zone = shared::zone::Zone::stockholm();
+        let config =
+            SchedulerConfig::from_lookup(zone.clone(), |_| Some("08:00-20:30".into())).unwrap();
         assert_eq!(config.calling_hours.end, NaiveTime::from_hms_opt(20, 30, 0));
         let error = SchedulerConfig::from_lookup(zone, |_| Some("8-20".into())).unwrap_err();
         assert_eq!(error.name, "CALLING_HOURS");
