@@ -156,17 +156,32 @@ where
 mod tests {
     use super::*;
 
-    /// Median time of `compare` over `rounds` calls, one at a time.
-    fn median_nanos(rounds: usize, mut compare: impl FnMut() -> bool) -> u128 {
-        let mut times: Vec<u128> = (0..rounds)
-            .map(|_| {
-                let started = std::time::Instant::now();
-                std::hint::black_box(compare());
-                started.elapsed().as_nanos()
+    /// The median over `rounds` of late/early, each round timing one call of each back to back
+    /// (in alternating order), so that a busy machine slows both sides of a ratio alike.
+    fn median_ratio(
+        rounds: usize,
+        mut early: impl FnMut() -> bool,
+        mut late: impl FnMut() -> bool,
+    ) -> f64 {
+        let mut time = |call: &mut dyn FnMut() -> bool| {
+            let started = std::time::Instant::now();
+            std::hint::black_box(call());
+            started.elapsed().as_nanos().max(1) as f64
+        };
+        let mut ratios: Vec<f64> = (0..rounds)
+            .map(|round| {
+                let (e, l) = if round % 2 == 0 {
+                    let e = time(&mut early);
+                    (e, time(&mut late))
+                } else {
+                    let l = time(&mut late);
+                    (time(&mut early), l)
+                };
+                l / e
             })
             .collect();
-        times.sort_unstable();
-        times[rounds / 2]
+        ratios.sort_by(f64::total_cmp);
+        ratios[rounds / 2]
     }
 
     /// Times secrets of 1 MiB that differ in their first byte against ones that differ in
@@ -178,9 +193,7 @@ mod tests {
         let first = format!("x{}", &secret[1..]);
         let last = format!("{}x", &secret[..secret.len() - 1]);
         let ratio = |compare: fn(&str, &str) -> bool| {
-            let early = median_nanos(31, || compare(&secret, &first));
-            let late = median_nanos(31, || compare(&secret, &last));
-            late as f64 / early.max(1) as f64
+            median_ratio(61, || compare(&secret, &first), || compare(&secret, &last))
         };
         let plain = ratio(|a, b| a == b);
         assert!(plain > 20.0, "`==` exits early: {plain:.1}x");
