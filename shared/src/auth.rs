@@ -163,7 +163,7 @@ mod tests {
         mut early: impl FnMut() -> bool,
         mut late: impl FnMut() -> bool,
     ) -> f64 {
-        let mut time = |call: &mut dyn FnMut() -> bool| {
+        let time = |call: &mut dyn FnMut() -> bool| {
             let started = std::time::Instant::now();
             std::hint::black_box(call());
             started.elapsed().as_nanos().max(1) as f64
