@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::config::interceptors::{
     BeforeTransmitInterceptorContextRef, FinalizerInterceptorContextRef,
 };
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_smithy_types::config_bag::{Storable, StoreReplace};
 use serde_json::Value;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -29,9 +30,20 @@ pub struct CapacityMeter {
 
 #[derive(Debug, Default)]
 struct MeterState {
-    pending: Option<(String, Value)>,
     total: Units,
     largest_item: usize,
+}
+
+/// A request as sent, kept in its own operation's config bag: concurrent requests (a read of
+/// two collections) each find their own.
+#[derive(Debug, Clone)]
+struct Sent {
+    operation: String,
+    body: Value,
+}
+
+impl Storable for Sent {
+    type Storer = StoreReplace<Self>;
 }
 
 impl CapacityMeter {
@@ -59,7 +71,7 @@ impl Intercept for CapacityMeter {
         &self,
         context: &BeforeTransmitInterceptorContextRef<'_>,
         _components: &RuntimeComponents,
-        _cfg: &mut ConfigBag,
+        cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         let request = context.request();
         let operation = request
@@ -73,7 +85,7 @@ impl Intercept for CapacityMeter {
             .bytes()
             .and_then(|bytes| serde_json::from_slice(bytes).ok())
             .unwrap_or(Value::Null);
-        self.lock().pending = Some((operation, body));
+        cfg.interceptor_state().store_put(Sent { operation, body });
         Ok(())
     }
 
@@ -81,7 +93,7 @@ impl Intercept for CapacityMeter {
         &self,
         context: &FinalizerInterceptorContextRef<'_>,
         _components: &RuntimeComponents,
-        _cfg: &mut ConfigBag,
+        cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         let answer = context
             .response()
@@ -92,8 +104,8 @@ impl Intercept for CapacityMeter {
         let returned = answer["Items"].as_array().into_iter().flatten();
         let largest = returned.chain([&answer["Item"]]).map(item_size).max();
         state.largest_item = state.largest_item.max(largest.unwrap_or(0));
-        if let Some((operation, request)) = state.pending.take() {
-            let units = units_of(&operation, &request, &answer);
+        if let Some(sent) = cfg.load::<Sent>() {
+            let units = units_of(&sent.operation, &sent.body, &answer);
             state.total.read += units.read;
             state.total.write += units.write;
         }
