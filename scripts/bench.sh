@@ -11,7 +11,9 @@ cd "$(dirname "$0")/.."
 if ! command -v wrk > /dev/null; then
   sudo_if_needed=()
   if [ "$(id -u)" != 0 ]; then sudo_if_needed=(sudo); fi
-  "${sudo_if_needed[@]}" apt-get install -y --no-install-recommends wrk > /dev/null
+  "${sudo_if_needed[@]}" apt-get install -y --no-install-recommends wrk > /dev/null \
+    || { "${sudo_if_needed[@]}" apt-get update > /dev/null \
+      && "${sudo_if_needed[@]}" apt-get install -y --no-install-recommends wrk > /dev/null; }
 fi
 
 # The functions exactly as deployed (their own feature resolution), zipped.
