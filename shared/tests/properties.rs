@@ -16,15 +16,8 @@ fn today() -> NaiveDate {
 /// A valid Swedish personnummer as 12 digits, for a birth date and serial.
 fn personnummer(born: NaiveDate, serial: u32) -> String {
     let nine = format!("{}{serial:03}", born.format("%y%m%d"));
-    let sum: u32 = nine
-        .bytes()
-        .enumerate()
-        .map(|(i, b)| {
-            let product = u32::from(b - b'0') * if i % 2 == 0 { 2 } else { 1 };
-            product / 10 + product % 10
-        })
-        .sum();
-    format!("{}{nine}{}", born.format("%C"), (10 - sum % 10) % 10)
+    let check = shared::national_id::luhn_digit(&nine);
+    format!("{}{nine}{check}", born.format("%C"))
 }
 
 proptest! {

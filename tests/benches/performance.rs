@@ -21,8 +21,8 @@ use integration_tests::emulator::{
 };
 use integration_tests::{
     Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, TestApp, fixture_with_clients,
-    fresh_dialler_queue, prepared_event, quiet_demo, sample_event, spawn_app, spawn_app_with,
-    sqs_client,
+    fresh_dialler_queue, get_request, prepared_event, quiet_demo, sample_event, spawn_app,
+    spawn_app_with, sqs_client,
 };
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -447,12 +447,7 @@ async fn handler_cost() {
     println!("|---|---|---|---|---|---|---|");
     let app = spawn_app(Backend::Memory).await;
     let token = app.login("+46701000001").await;
-    let secrets = EventSecrets {
-        token: &token,
-        import_secret: &app.api.import_secret(1),
-        webhook_secret: &app.api.webhook_secret(1),
-        signed_at: integration_tests::start_time().timestamp(),
-    };
+    let signed_at = integration_tests::start_time().timestamp();
     let mut order: Vec<&str> = SAMPLE_EVENTS.iter().map(|(name, ..)| *name).collect();
     order.retain(|name| !name.starts_with("authentication-"));
     order.sort_by_key(|name| !is_read(name));
@@ -465,13 +460,7 @@ async fn handler_cost() {
             for batch in 0..4 {
                 let fresh = spawn_app(Backend::Memory).await;
                 let token = fresh.login("+46701000001").await;
-                let event = prepared_event(
-                    name,
-                    &EventSecrets {
-                        token: &token,
-                        ..secrets
-                    },
-                );
+                let event = fresh.prepared_event(name, &token, signed_at);
                 for i in 0..90 {
                     let (us, status, _) = timed(&fresh, request_of(&event)).await;
                     if batch > 0 || i >= 10 {
@@ -481,7 +470,7 @@ async fn handler_cost() {
                 }
             }
         } else {
-            let event = prepared_event(name, &secrets);
+            let event = app.prepared_event(name, &token, signed_at);
             let count = if is_read(name) { 2000 } else { 500 };
             for _ in 0..100 {
                 timed(&app, request_of(&event)).await;
@@ -755,12 +744,7 @@ fn budget(name: &str) -> (usize, &'static str) {
 async fn dynamodb_efficiency() {
     let app = spawn_app(Backend::DynamoDb).await;
     let token = app.login("+46701000001").await;
-    let secrets = EventSecrets {
-        token: &token,
-        import_secret: &app.api.import_secret(1),
-        webhook_secret: &app.api.webhook_secret(1),
-        signed_at: integration_tests::start_time().timestamp(),
-    };
+    let signed_at = integration_tests::start_time().timestamp();
     println!("\n## DynamoDB requests and capacity per endpoint (moto, demo data)\n");
     println!(
         "Each sample event once, in the order of the runtime test. Requests counted on the \
@@ -774,7 +758,7 @@ async fn dynamodb_efficiency() {
     for (name, _, _) in SAMPLE_EVENTS {
         app.dynamo_requests();
         app.capacity.take();
-        let event = prepared_event(name, &secrets);
+        let event = app.prepared_event(name, &token, signed_at);
         let bearer = event.contains("\"authorization\"");
         let request = if *name == "authentication-validate-otp" {
             // The sample's code is a placeholder: a real one, asked for before counting.
@@ -833,8 +817,7 @@ fn exponent(points: &[(f64, f64)]) -> f64 {
 /// Median time, peak heap growth and body of one GET, over `runs` runs after 3 warm-ups.
 async fn measure_get(app: &TestApp, token: &str, path: &str, runs: usize) -> (f64, f64, Value) {
     let get = || {
-        http::Request::get(path)
-            .header("authorization", format!("Bearer {token}"))
+        get_request(path, Some(token))
             .body(axum::body::Body::empty())
             .unwrap()
     };
@@ -888,8 +871,7 @@ async fn scale() {
         let plain = app.get("/clients", Some(&token)).await.body;
         let gzipped = app
             .send(
-                http::Request::get("/clients")
-                    .header("authorization", format!("Bearer {token}"))
+                get_request("/clients", Some(&token))
                     .header("accept-encoding", "gzip")
                     .body(axum::body::Body::empty())
                     .unwrap(),

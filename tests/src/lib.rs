@@ -334,11 +334,22 @@ impl TestApp {
     }
 
     pub async fn get(&self, path: &str, token: Option<&str>) -> TestResponse {
-        let mut request = Request::builder().method(Method::GET).uri(path);
-        if let Some(token) = token {
-            request = request.header("authorization", format!("Bearer {token}"));
-        }
-        self.send(request.body(Body::empty()).unwrap()).await
+        self.send(get_request(path, token).body(Body::empty()).unwrap())
+            .await
+    }
+
+    /// A sample event with this app's secrets of portal 1 and a session's token, signed at
+    /// `signed_at`.
+    pub fn prepared_event(&self, name: &str, token: &str, signed_at: i64) -> String {
+        prepared_event(
+            name,
+            &EventSecrets {
+                token,
+                import_secret: &self.api.import_secret(1),
+                webhook_secret: &self.api.webhook_secret(1),
+                signed_at,
+            },
+        )
     }
 
     pub async fn post_json(&self, path: &str, token: Option<&str>, body: Value) -> TestResponse {
@@ -640,6 +651,15 @@ fn canonical(value: &AttributeValue) -> String {
     }
 }
 
+/// A GET of `path`, with the session's bearer token when given; add headers, then a body.
+pub fn get_request(path: &str, token: Option<&str>) -> http::request::Builder {
+    let request = Request::builder().method(Method::GET).uri(path);
+    match token {
+        Some(token) => request.header("authorization", format!("Bearer {token}")),
+        None => request,
+    }
+}
+
 /// A problem body without its per-request `traceId`, to compare two answers.
 pub fn without_trace(mut problem: Value) -> Value {
     if let Some(object) = problem.as_object_mut() {
@@ -713,15 +733,8 @@ pub fn personnummer(n: u32) -> String {
     let day = 1 + (n / 240) % 28;
     let serial = (n / 6720) % 1000;
     let nine = format!("{:02}{month:02}{day:02}{serial:03}", year % 100);
-    let sum: u32 = nine
-        .bytes()
-        .enumerate()
-        .map(|(i, b)| {
-            let product = u32::from(b - b'0') * if i % 2 == 0 { 2 } else { 1 };
-            product / 10 + product % 10
-        })
-        .sum();
-    format!("{}{}{}", year / 100, nine, (10 - sum % 10) % 10)
+    let check = shared::national_id::luhn_digit(&nine);
+    format!("{}{nine}{check}", year / 100)
 }
 
 /// Runs each scenario `async fn name(backend: Backend)` on both stores as `memory::name` and

@@ -5,8 +5,7 @@
 use axum::Router;
 use http::StatusCode;
 use integration_tests::{
-    Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, prepared_event, sample_event, spawn_app,
-    start_time,
+    Backend, SAMPLE_EVENTS, SCHEDULED_EVENT, sample_event, spawn_app, start_time,
 };
 use tower::ServiceExt;
 
@@ -59,12 +58,6 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
         "integrations" => integrations::router(app.api.integrations_state()),
         other => panic!("no function {other}"),
     };
-    let secrets = EventSecrets {
-        token: &token,
-        import_secret: &app.api.import_secret(1),
-        webhook_secret: &app.api.webhook_secret(1),
-        signed_at: start_time().timestamp(),
-    };
     let dir = format!("{}/../events", env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -85,7 +78,8 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
     named.sort();
     assert_eq!(files, named, "every event file has a case here");
     for (name, function, expected) in SAMPLE_EVENTS {
-        let (status, headers) = invoke(router(function), &prepared_event(name, &secrets)).await;
+        let event = app.prepared_event(name, &token, start_time().timestamp());
+        let (status, headers) = invoke(router(function), &event).await;
         assert_eq!(status.as_u16(), *expected, "{name}");
         // The trace id is API Gateway's request id, so logs and problems match the access log.
         assert_eq!(

@@ -7,9 +7,7 @@
 
 use axum::body::Body;
 use http::{HeaderValue, Method, Request, StatusCode};
-use integration_tests::{
-    Backend, EventSecrets, SAMPLE_EVENTS, TestApp, on_both_stores, prepared_event, spawn_app,
-};
+use integration_tests::{Backend, SAMPLE_EVENTS, TestApp, on_both_stores, spawn_app};
 use serde_json::{Value, json};
 
 const KARIN: &str = "+46701000001";
@@ -60,11 +58,14 @@ impl Endpoint {
     }
 }
 
-fn endpoints(secrets: &EventSecrets<'_>) -> Vec<Endpoint> {
+/// Every sample event's endpoint, its event prepared for `token`, signed now.
+fn endpoints(app: &TestApp, token: &str) -> Vec<Endpoint> {
+    let signed_at = shared::clock::Clock::now(&app.clock).timestamp();
     SAMPLE_EVENTS
         .iter()
         .map(|(name, _, _)| {
-            let event: Value = serde_json::from_str(&prepared_event(name, secrets)).unwrap();
+            let event: Value =
+                serde_json::from_str(&app.prepared_event(name, token, signed_at)).unwrap();
             let (method, template) = event["routeKey"].as_str().unwrap().split_once(' ').unwrap();
             let headers = &event["headers"];
             let access = if headers.get("x-signature").is_some() {
@@ -436,13 +437,7 @@ async fn send(app: &TestApp, endpoint: &Endpoint, case: &Case) -> (StatusCode, V
 async fn every_endpoint_refuses_hostile_input_and_changes_nothing(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    let secrets = EventSecrets {
-        token: &token,
-        import_secret: &app.api.import_secret(1),
-        webhook_secret: &app.api.webhook_secret(1),
-        signed_at: shared::clock::Clock::now(&app.clock).timestamp(),
-    };
-    let endpoints = endpoints(&secrets);
+    let endpoints = endpoints(&app, &token);
     let mut before = app.snapshot().await;
     let messages = app.api.outbox.messages().len();
     let mut failures = Vec::new();

@@ -3,7 +3,9 @@
 use std::io::Read;
 
 use http::StatusCode;
-use integration_tests::{Backend, fixture_with_clients, on_both_stores, spawn_app, spawn_app_with};
+use integration_tests::{
+    Backend, fixture_with_clients, get_request, on_both_stores, spawn_app, spawn_app_with,
+};
 
 const PATH: &str = "/authentication/request-otp";
 
@@ -93,8 +95,7 @@ async fn large_answers_are_gzipped_for_clients_that_accept_gzip(backend: Backend
     let app = spawn_app_with(backend, &fixture_with_clients(200)).await;
     let token = app.login("+46701000001").await;
     let get = |path: &str, encoding: Option<&str>| {
-        let mut request =
-            http::Request::get(path).header("authorization", format!("Bearer {token}"));
+        let mut request = get_request(path, Some(&token));
         if let Some(encoding) = encoding {
             request = request.header("accept-encoding", encoding);
         }

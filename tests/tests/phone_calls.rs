@@ -1,7 +1,7 @@
 //! Phone-call scenarios, each on both stores.
 
 use http::StatusCode;
-use integration_tests::{Backend, on_both_stores, spawn_app};
+use integration_tests::{Backend, get_request, on_both_stores, spawn_app};
 use serde_json::Value;
 
 const KARIN: &str = "+46701000001";
@@ -152,8 +152,7 @@ async fn the_call_is_served_as_json_under_each_offered_media_type(backend: Backe
     ] {
         let answer = app
             .send(
-                http::Request::get("/phone-calls/1003")
-                    .header("authorization", format!("Bearer {token}"))
+                get_request("/phone-calls/1003", Some(&token))
                     .header("accept", accept)
                     .body(axum::body::Body::empty())
                     .unwrap(),
@@ -165,8 +164,7 @@ async fn the_call_is_served_as_json_under_each_offered_media_type(backend: Backe
     }
     let refused = app
         .send(
-            http::Request::get("/phone-calls/1003")
-                .header("authorization", format!("Bearer {token}"))
+            get_request("/phone-calls/1003", Some(&token))
                 .header("accept", "application/xml")
                 .body(axum::body::Body::empty())
                 .unwrap(),

@@ -37,36 +37,29 @@ struct Tenant {
 /// records of each kind for the others to aim at.
 fn three_tenant_fixture() -> String {
     let mut fixture: Value = serde_json::from_str(DEMO_FIXTURE).unwrap();
-    let mut call = fixture["phoneCalls"][4].clone();
-    call["id"] = json!(3001);
-    call["portalId"] = json!(3);
-    call["clientId"] = json!(8);
-    call["uuid"] = json!("c0ffee00-0000-4000-8000-000000003001");
-    call["conversationUuid"] = json!("conv-3001");
-    for (i, line) in call["transcript"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .enumerate()
-    {
-        line["id"] = json!(6001 + i);
-        line["phoneCallId"] = json!(3001);
-    }
-    let mut unknown = call.clone();
-    unknown["id"] = json!(3002);
-    unknown["clientId"] = json!(0);
+    // A copy of the demo's fifth call in portal 3, as call `id` of `client`, its lines from
+    // `first_line`.
+    let copy = |id: i64, client: i64, first_line: usize| {
+        let mut call = fixture["phoneCalls"][4].clone();
+        call["id"] = json!(id);
+        call["portalId"] = json!(3);
+        call["clientId"] = json!(client);
+        call["uuid"] = json!(format!("c0ffee00-0000-4000-8000-00000000{id:04}"));
+        call["conversationUuid"] = json!(format!("conv-{id}"));
+        for (i, line) in call["transcript"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            line["id"] = json!(first_line + i);
+            line["phoneCallId"] = json!(id);
+        }
+        call
+    };
+    let call = copy(3001, 8, 6001);
+    let mut unknown = copy(3002, 0, 6101);
     unknown["isUnknown"] = json!(true);
-    unknown["uuid"] = json!("c0ffee00-0000-4000-8000-000000003002");
-    unknown["conversationUuid"] = json!("conv-3002");
-    for (i, line) in unknown["transcript"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .enumerate()
-    {
-        line["id"] = json!(6101 + i);
-        line["phoneCallId"] = json!(3002);
-    }
     let mut request = fixture["clientRequests"][3].clone();
     request["id"] = json!(705);
     request["portalId"] = json!(3);
