@@ -18,12 +18,21 @@ if [ ! -x "$tools/bin/cargo-fuzz" ]; then
   cargo install --quiet --locked --root "$tools" cargo-fuzz@0.13.1
 fi
 mkdir -p target/fuzz-corpus
-# Safe Rust only, so AddressSanitizer adds nothing; the dev profile halves the cold build.
+# The whole of cargo-fuzz's output goes to target/fuzz-run.log and only libFuzzer's summary lines
+# are shown; on a failure (a crash, or a build that could not finish, say for want of disk) the
+# log's tail is shown too, so that CI's output says why.
+log="$PWD/target/fuzz-run.log"
 set +e
 RUSTUP_TOOLCHAIN=nightly "$tools/bin/cargo-fuzz" run --dev --sanitizer none --fuzz-dir fuzz \
-  decode_body target/fuzz-corpus -- -max_total_time="${FUZZ_SECONDS:-60}" -max_len=4096 2>&1 \
-  | grep -E '^(#[0-9]+ +DONE|Done|==[0-9]+== ERROR|SUMMARY)|panicked|deadly signal|^Running|Finished'
-fuzz_status="${PIPESTATUS[0]}"
+  decode_body target/fuzz-corpus -- -max_total_time="${FUZZ_SECONDS:-60}" -max_len=4096 \
+  >"$log" 2>&1
+fuzz_status=$?
 set -e
+grep -E '^(#[0-9]+ +DONE|Done|==[0-9]+== ERROR|SUMMARY)|panicked|deadly signal|Finished' "$log" || true
+if [ "$fuzz_status" -ne 0 ]; then
+  echo "fuzz: cargo-fuzz exited with $fuzz_status; the last lines of $log:"
+  tail -n 60 "$log"
+  df -h "$PWD/target" | tail -n 1
+fi
 # libFuzzer exits non-zero on a crash (the failing input lands in fuzz/artifacts/).
 exit "$fuzz_status"
