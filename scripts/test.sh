@@ -7,8 +7,8 @@
 # cargo-fuzz over request body decoding (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# A fresh clone's build needs about 9 GB; say what there is, so that a run that stops for want of
-# disk says so at its start.
+# A fresh clone's build leaves about 5 GB in target/; say what there is, so that a run that
+# stops for want of disk says so at its start.
 echo "== disk: $(df -h --output=avail . | tail -n 1 | tr -d ' ') free for target/"
 
 python3 -m venv .venv
