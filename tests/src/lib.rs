@@ -683,18 +683,24 @@ pub fn quiet_demo() -> Value {
     fixture
 }
 
+/// A copy of the fixture's first client (portal 1) as client `id` with its own primary number,
+/// and without the national id, which must be unique in a portal.
+pub fn copy_of_first_client(fixture: &Value, id: i32, primary_number: String) -> Value {
+    let mut client = fixture["clients"][0].clone();
+    client["id"] = serde_json::json!(id);
+    client["nationalId"] = Value::Null;
+    client["primaryNumber"] = serde_json::json!(primary_number);
+    client
+}
+
 /// The quiet demo fixture plus `n` clients of portal 1 (ids from 100,000), for list sizes.
 pub fn fixture_with_clients(n: usize) -> String {
     let mut fixture = quiet_demo();
-    let template = fixture["clients"][0].clone();
-    let clients = fixture["clients"].as_array_mut().unwrap();
-    for i in 0..n {
-        let mut client = template.clone();
-        client["id"] = serde_json::json!(100_000 + i);
-        client["nationalId"] = Value::Null;
-        client["primaryNumber"] = serde_json::json!(format!("+4673{:07}", 1_000_000 + i));
-        client["phone"] = client["primaryNumber"].clone();
-        clients.push(client);
+    for i in 0..n as i32 {
+        let number = format!("+4673{:07}", 1_000_000 + i);
+        let mut client = copy_of_first_client(&fixture, 100_000 + i, number.clone());
+        client["phone"] = serde_json::json!(number);
+        fixture["clients"].as_array_mut().unwrap().push(client);
     }
     fixture.to_string()
 }
@@ -703,12 +709,8 @@ pub fn fixture_with_clients(n: usize) -> String {
 /// due at the start time.
 pub fn fixture_with_due_entries(n: i32) -> String {
     let mut fixture = quiet_demo();
-    let template = fixture["clients"][0].clone();
     for i in 0..n {
-        let mut client = template.clone();
-        client["id"] = serde_json::json!(100 + i);
-        client["nationalId"] = Value::Null;
-        client["primaryNumber"] = serde_json::json!(format!("+467320{i:05}"));
+        let client = copy_of_first_client(&fixture, 100 + i, format!("+467320{i:05}"));
         fixture["clients"].as_array_mut().unwrap().push(client);
         fixture["questionnaires"][0]["clients"]
             .as_array_mut()

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use chrono::Duration;
 use http::{Method, StatusCode};
 use integration_tests::faults::{FAULTS, FaultPlan};
-use integration_tests::{TestApp, TestResponse, personnummer, quiet_demo, spawn_app_with_faults};
+use integration_tests::{
+    TestApp, TestResponse, copy_of_first_client, personnummer, quiet_demo, spawn_app_with_faults,
+};
 use serde_json::{Value, json};
 
 const KARIN: &str = "+46701000001";
@@ -412,12 +414,8 @@ async fn sweep(retry: aws_config::retry::RetryConfig) -> Tally {
 /// questionnaires to be started for (few: every round scans the tables twice or three times).
 fn fault_fixture() -> String {
     let mut fixture = quiet_demo();
-    let template = fixture["clients"][0].clone();
     for id in 100..120 {
-        let mut client = template.clone();
-        client["id"] = json!(id);
-        client["nationalId"] = Value::Null;
-        client["primaryNumber"] = json!(format!("+4673300{id:04}"));
+        let client = copy_of_first_client(&fixture, id, format!("+4673300{id:04}"));
         fixture["clients"].as_array_mut().unwrap().push(client);
     }
     fixture.to_string()
