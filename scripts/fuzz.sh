@@ -18,6 +18,7 @@ if [ ! -x "$tools/bin/cargo-fuzz" ]; then
   cargo install --quiet --locked --root "$tools" cargo-fuzz@0.13.1
 fi
 mkdir -p target/fuzz-corpus
+# Safe Rust only, so AddressSanitizer adds nothing; the dev profile halves the cold build.
 # The whole of cargo-fuzz's output goes to target/fuzz-run.log and only libFuzzer's summary lines
 # are shown; on a failure (a crash, or a build that could not finish, say for want of disk) the
 # log's tail is shown too, so that CI's output says why.
