@@ -816,11 +816,7 @@ fn exponent(points: &[(f64, f64)]) -> f64 {
 
 /// Median time, peak heap growth and body of one GET, over `runs` runs after 3 warm-ups.
 async fn measure_get(app: &TestApp, token: &str, path: &str, runs: usize) -> (f64, f64, Value) {
-    let get = || {
-        get_request(path, Some(token))
-            .body(axum::body::Body::empty())
-            .unwrap()
-    };
+    let get = || get_request(path, Some(token), &[]);
     for _ in 0..3 {
         timed(app, get()).await;
     }
@@ -870,12 +866,7 @@ async fn scale() {
         let (time, heap, body) = measure_get(&app, &token, "/clients", 20).await;
         let plain = app.get("/clients", Some(&token)).await.body;
         let gzipped = app
-            .send(
-                get_request("/clients", Some(&token))
-                    .header("accept-encoding", "gzip")
-                    .body(axum::body::Body::empty())
-                    .unwrap(),
-            )
+            .get_with("/clients", Some(&token), &[("accept-encoding", "gzip")])
             .await;
         let compressed = gzipped.headers.contains_key("content-encoding");
         println!(

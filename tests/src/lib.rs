@@ -334,8 +334,17 @@ impl TestApp {
     }
 
     pub async fn get(&self, path: &str, token: Option<&str>) -> TestResponse {
-        self.send(get_request(path, token).body(Body::empty()).unwrap())
-            .await
+        self.get_with(path, token, &[]).await
+    }
+
+    /// A GET with extra request headers (content negotiation, compression).
+    pub async fn get_with(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> TestResponse {
+        self.send(get_request(path, token, headers)).await
     }
 
     /// A sample event with this app's secrets of portal 1 and a session's token, signed at
@@ -651,13 +660,16 @@ fn canonical(value: &AttributeValue) -> String {
     }
 }
 
-/// A GET of `path`, with the session's bearer token when given; add headers, then a body.
-pub fn get_request(path: &str, token: Option<&str>) -> http::request::Builder {
-    let request = Request::builder().method(Method::GET).uri(path);
-    match token {
-        Some(token) => request.header("authorization", format!("Bearer {token}")),
-        None => request,
+/// A GET of `path`, with the session's bearer token when given and the extra `headers`.
+pub fn get_request(path: &str, token: Option<&str>, headers: &[(&str, &str)]) -> Request<Body> {
+    let mut request = Request::builder().method(Method::GET).uri(path);
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
     }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.body(Body::empty()).unwrap()
 }
 
 /// A problem body without its per-request `traceId`, to compare two answers.

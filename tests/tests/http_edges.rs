@@ -3,9 +3,7 @@
 use std::io::Read;
 
 use http::StatusCode;
-use integration_tests::{
-    Backend, fixture_with_clients, get_request, on_both_stores, spawn_app, spawn_app_with,
-};
+use integration_tests::{Backend, fixture_with_clients, on_both_stores, spawn_app, spawn_app_with};
 
 const PATH: &str = "/authentication/request-otp";
 
@@ -94,19 +92,18 @@ async fn unknown_routes_and_methods_answer_with_problems(backend: Backend) {
 async fn large_answers_are_gzipped_for_clients_that_accept_gzip(backend: Backend) {
     let app = spawn_app_with(backend, &fixture_with_clients(200)).await;
     let token = app.login("+46701000001").await;
-    let get = |path: &str, encoding: Option<&str>| {
-        let mut request = get_request(path, Some(&token));
-        if let Some(encoding) = encoding {
-            request = request.header("accept-encoding", encoding);
-        }
-        request.body(axum::body::Body::empty()).unwrap()
-    };
-    let plain = app.send(get("/clients", None)).await;
+    let plain = app.get("/clients", Some(&token)).await;
     assert_eq!(plain.status, StatusCode::OK);
     assert!(plain.headers.get("content-encoding").is_none());
     assert!(plain.body.len() > usize::from(shared::runtime::COMPRESS_FROM_BYTES));
 
-    let zipped = app.send(get("/clients", Some("gzip, deflate, br"))).await;
+    let zipped = app
+        .get_with(
+            "/clients",
+            Some(&token),
+            &[("accept-encoding", "gzip, deflate, br")],
+        )
+        .await;
     assert_eq!(zipped.status, StatusCode::OK);
     assert_eq!(zipped.headers["content-encoding"], "gzip");
     assert_eq!(zipped.headers["vary"], "accept-encoding");
@@ -121,7 +118,9 @@ async fn large_answers_are_gzipped_for_clients_that_accept_gzip(backend: Backend
         .unwrap();
     assert_eq!(text, plain.body, "the same answer, compressed");
 
-    let small = app.send(get("/portals/1", Some("gzip"))).await;
+    let small = app
+        .get_with("/portals/1", Some(&token), &[("accept-encoding", "gzip")])
+        .await;
     assert_eq!(small.status, StatusCode::OK);
     assert!(
         small.headers.get("content-encoding").is_none(),

@@ -1,7 +1,7 @@
 //! Phone-call scenarios, each on both stores.
 
 use http::StatusCode;
-use integration_tests::{Backend, get_request, on_both_stores, spawn_app};
+use integration_tests::{Backend, on_both_stores, spawn_app};
 use serde_json::Value;
 
 const KARIN: &str = "+46701000001";
@@ -151,23 +151,17 @@ async fn the_call_is_served_as_json_under_each_offered_media_type(backend: Backe
         ("text/plain;q=0.5, text/json", "text/json; charset=utf-8"),
     ] {
         let answer = app
-            .send(
-                get_request("/phone-calls/1003", Some(&token))
-                    .header("accept", accept)
-                    .body(axum::body::Body::empty())
-                    .unwrap(),
-            )
+            .get_with("/phone-calls/1003", Some(&token), &[("accept", accept)])
             .await;
         assert_eq!(answer.status, StatusCode::OK, "{accept}");
         assert_eq!(answer.content_type(), content_type, "{accept}");
         assert_eq!(answer.json(), plain_json.json());
     }
     let refused = app
-        .send(
-            get_request("/phone-calls/1003", Some(&token))
-                .header("accept", "application/xml")
-                .body(axum::body::Body::empty())
-                .unwrap(),
+        .get_with(
+            "/phone-calls/1003",
+            Some(&token),
+            &[("accept", "application/xml")],
         )
         .await;
     refused.problem(StatusCode::NOT_ACCEPTABLE);
