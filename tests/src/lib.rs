@@ -61,13 +61,10 @@ pub fn local_sdk_config(endpoint: String) -> aws_config::SdkConfig {
         .build()
 }
 
-/// A DynamoDB client for moto, counting its requests when given a counter.
-pub fn dynamo_client(counter: Option<RequestCounter>) -> aws_sdk_dynamodb::Client {
-    let mut config = aws_sdk_dynamodb::config::Builder::from(&local_sdk_config(moto_endpoint()));
-    if let Some(counter) = counter {
-        config = config.interceptor(counter);
-    }
-    aws_sdk_dynamodb::Client::from_conf(config.build())
+/// A DynamoDB client for moto without counters (snapshots, store-level tests); a test app's own
+/// client counts requests and capacity.
+pub fn dynamo_client() -> aws_sdk_dynamodb::Client {
+    aws_sdk_dynamodb::Client::new(&local_sdk_config(moto_endpoint()))
 }
 
 static TABLE_SEQUENCE: AtomicUsize = AtomicUsize::new(0);
@@ -195,32 +192,25 @@ async fn spawn(
         Some(memory) => (memory.clone(), None, None),
         None => {
             let counter = RequestCounter::default();
-            let client = match faults {
-                None => {
-                    let config =
-                        aws_sdk_dynamodb::config::Builder::from(&local_sdk_config(moto_endpoint()))
-                            .interceptor(counter.clone())
-                            .interceptor(capacity.clone());
-                    aws_sdk_dynamodb::Client::from_conf(config.build())
-                }
-                Some((plan, retry)) => {
-                    // Not production's 2 s per attempt: moto is single-threaded and shared by
-                    // the tests running beside this one, so a real request can take longer and
-                    // would read as a fault nobody injected. Injected timeouts do not depend on
-                    // these bounds.
-                    let timeouts = aws_config::timeout::TimeoutConfig::builder()
-                        .operation_attempt_timeout(std::time::Duration::from_secs(30))
-                        .operation_timeout(std::time::Duration::from_secs(120))
-                        .build();
-                    let config =
-                        aws_sdk_dynamodb::config::Builder::from(&local_sdk_config(moto_endpoint()))
-                            .http_client(plan.http_client())
-                            .retry_config(retry)
-                            .timeout_config(timeouts)
-                            .interceptor(counter.clone());
-                    aws_sdk_dynamodb::Client::from_conf(config.build())
-                }
-            };
+            let mut config =
+                aws_sdk_dynamodb::config::Builder::from(&local_sdk_config(moto_endpoint()))
+                    .interceptor(counter.clone())
+                    .interceptor(capacity.clone());
+            if let Some((plan, retry)) = faults {
+                // Not production's 2 s per attempt: moto is single-threaded and shared by the
+                // tests running beside this one, so a real request can take longer and would
+                // read as a fault nobody injected. Injected timeouts do not depend on these
+                // bounds.
+                let timeouts = aws_config::timeout::TimeoutConfig::builder()
+                    .operation_attempt_timeout(std::time::Duration::from_secs(30))
+                    .operation_timeout(std::time::Duration::from_secs(120))
+                    .build();
+                config = config
+                    .http_client(plan.http_client())
+                    .retry_config(retry)
+                    .timeout_config(timeouts);
+            }
+            let client = aws_sdk_dynamodb::Client::from_conf(config.build());
             let tables = fresh_tables(&client).await;
             (
                 Arc::new(DynamoStore::new(client, tables.clone())),
@@ -606,7 +596,7 @@ impl TestApp {
             return memory.snapshot();
         }
         let tables = self.tables.as_ref().expect("DynamoDB runs have tables");
-        let client = dynamo_client(None);
+        let client = dynamo_client();
         let mut lines = Vec::new();
         for table in [&tables.data, &tables.auth] {
             let mut pages = client

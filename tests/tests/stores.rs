@@ -13,7 +13,7 @@ use shared::store::memory::MemoryStore;
 use shared::store::{Session, StoreError};
 
 async fn both_stores() -> [(&'static str, Arc<dyn Store>); 2] {
-    let client = dynamo_client(None);
+    let client = dynamo_client();
     let tables = fresh_tables(&client).await;
     [
         ("memory", Arc::new(MemoryStore::new())),
