@@ -21,7 +21,7 @@ use integration_tests::emulator::{
 };
 use integration_tests::{
     Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, TestApp, fixture_with_clients,
-    fresh_dialler_queue, get_request, prepared_event, quiet_demo, sample_event, spawn_app,
+    fresh_dialler_queue, get_request, otp_in, prepared_event, quiet_demo, sample_event, spawn_app,
     spawn_app_with, sqs_client,
 };
 use serde_json::{Value, json};
@@ -579,13 +579,8 @@ async fn http_login(client: &InvokeClient, base: &str, phone: &str) -> String {
         .as_array()
         .and_then(|all| all.last())
         .and_then(|last| last["message"].as_str())
-        .expect("the code's SMS in the outbox")
-        .to_string();
-    let code: String = message
-        .split(|c: char| !c.is_ascii_digit())
-        .find(|word| word.len() == 6)
-        .expect("a six-digit code")
-        .to_string();
+        .expect("the code's SMS in the outbox");
+    let code = otp_in(message).expect("a six-digit code");
     let (status, session) = http_json(
         client,
         "POST",

@@ -468,10 +468,7 @@ impl TestApp {
             .rev()
             .find(|m| m.to == phone)
             .expect("an SMS was sent");
-        message
-            .message
-            .split(|c: char| !c.is_ascii_digit())
-            .find(|part| part.len() == 6)
+        otp_in(&message.message)
             .expect("the SMS carries a 6-digit code")
             .to_string()
     }
@@ -660,6 +657,13 @@ pub fn get_request(path: &str, token: Option<&str>, headers: &[(&str, &str)]) ->
         request = request.header(*name, *value);
     }
     request.body(Body::empty()).unwrap()
+}
+
+/// The one-time code in the text of an OTP SMS: its six-digit word.
+pub fn otp_in(message: &str) -> Option<&str> {
+    message
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|part| part.len() == 6)
 }
 
 /// A problem body without its per-request `traceId`, to compare two answers.

@@ -73,10 +73,7 @@ impl Api {
             .rev()
             .find(|message| message["to"] == phone)
             .and_then(|message| message["message"].as_str())
-            .and_then(|text| {
-                text.split(|c: char| !c.is_ascii_digit())
-                    .find(|part| part.len() == 6)
-            })
+            .and_then(integration_tests::otp_in)
             .ok_or("no OTP for the login number in the outbox (is this local-api?)")?
             .to_string();
         let (status, session) = self
