@@ -19,9 +19,10 @@ use integration_tests::emulator::{
     Environment, IMPORT_MASTER, InvokeClient, Running, WEBHOOK_MASTER, free_port, invoke,
     invoke_client, start_emulator, start_function, wait_for_port,
 };
+use integration_tests::local_http::LocalApiClient;
 use integration_tests::{
     Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, TestApp, fixture_with_clients,
-    fresh_dialler_queue, get_request, otp_in, prepared_event, quiet_demo, sample_event, spawn_app,
+    fresh_dialler_queue, get_request, prepared_event, quiet_demo, sample_event, spawn_app,
     spawn_app_with, sqs_client,
 };
 use serde_json::{Value, json};
@@ -541,57 +542,6 @@ async fn handler_cost() {
     }
 }
 
-/// A JSON request over HTTP/1 to a local server; the answer's status and JSON body.
-async fn http_json(
-    client: &InvokeClient,
-    method: &str,
-    url: &str,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let request = http::Request::builder()
-        .method(method)
-        .uri(url)
-        .header("content-type", "application/json")
-        .body(http_body_util::Full::from(
-            body.map(|b| b.to_string()).unwrap_or_default(),
-        ))
-        .unwrap();
-    let response = client.request(request).await.expect("the server answers");
-    let status = response.status().as_u16();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
-
-/// A session on a running local-api: a code from its dev outbox.
-async fn http_login(client: &InvokeClient, base: &str, phone: &str) -> String {
-    let (_, issued) = http_json(
-        client,
-        "POST",
-        &format!("{base}/authentication/request-otp"),
-        Some(json!({"phoneNumber": phone})),
-    )
-    .await;
-    let (_, outbox) = http_json(client, "GET", &format!("{base}/_dev/outbox"), None).await;
-    let message = outbox
-        .as_array()
-        .and_then(|all| all.last())
-        .and_then(|last| last["message"].as_str())
-        .expect("the code's SMS in the outbox");
-    let code = otp_in(message).expect("a six-digit code");
-    let (status, session) = http_json(
-        client,
-        "POST",
-        &format!("{base}/authentication/validate-otp"),
-        Some(json!({"phoneNumber": phone, "requestId": issued["requestId"], "otp": code})),
-    )
-    .await;
-    assert_eq!(status, 200, "login: {session}");
-    session["token"].as_str().unwrap().to_string()
-}
-
 /// What wrk printed, read: requests per second, p50 and p99 in ms, and errors.
 struct Load {
     rps: f64,
@@ -639,10 +589,19 @@ fn parse_wrk(output: &str) -> Load {
     }
 }
 
+/// Seconds of load per endpoint (`PERF_LOAD_SECONDS`, 20 by default).
+fn load_seconds() -> String {
+    std::env::var("PERF_LOAD_SECONDS").unwrap_or_else(|_| "20".into())
+}
+
 fn wrk(url: &str, token: Option<&str>) -> Load {
-    let seconds = std::env::var("PERF_LOAD_SECONDS").unwrap_or_else(|_| "20".into());
     let mut command = Command::new("wrk");
-    command.args(["-t2", "-c64", &format!("-d{seconds}s"), "--latency"]);
+    command.args([
+        "-t2",
+        "-c64",
+        &format!("-d{}s", load_seconds()),
+        "--latency",
+    ]);
     if let Some(token) = token {
         command.args(["-H", &format!("authorization: Bearer {token}")]);
     }
@@ -685,15 +644,21 @@ async fn throughput() {
     );
     wait_for_port(port, "local-api");
     wait_for_port(floor_port, "floor-axum");
-    let client = invoke_client();
     let base = format!("http://127.0.0.1:{port}");
-    let token = http_login(&client, &base, "+46701000001").await;
+    let token = LocalApiClient::new(&base)
+        .login("+46701000001")
+        .await
+        .expect("a session on local-api");
     let floor = wrk(&format!("http://127.0.0.1:{floor_port}/hello"), None);
     println!("\n## Throughput: local-api (release, in-memory store, demo data) under wrk\n");
     println!(
-        "wrk 2 threads, 64 connections, 20 s per endpoint, on the same 2 cores as the server. \
+        "wrk 2 threads, 64 connections, {} s per endpoint, on the same 2 cores as the server. \
          Floor: a bare axum hello-world, {:.0} requests/s, p50 {:.2} ms, p99 {:.2} ms, {} errors.\n",
-        floor.rps, floor.p50, floor.p99, floor.errors
+        load_seconds(),
+        floor.rps,
+        floor.p50,
+        floor.p99,
+        floor.errors
     );
     println!("| endpoint | requests/s | × floor | p50 ms | p99 ms | errors |");
     println!("|---|---|---|---|---|---|");

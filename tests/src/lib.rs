@@ -6,6 +6,7 @@ pub mod capacity;
 pub mod emulator;
 pub mod evaluation;
 pub mod faults;
+pub mod local_http;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
