@@ -16,14 +16,13 @@ use std::time::{Duration, Instant};
 
 use http_body_util::BodyExt;
 use integration_tests::emulator::{
-    Environment, IMPORT_MASTER, InvokeClient, Running, WEBHOOK_MASTER, free_port, invoke,
-    invoke_client, start_emulator, start_function, wait_for_port,
+    InvokeClient, Live, Running, free_port, invoke, invoke_client, start_emulator, start_function,
+    wait_for_port,
 };
 use integration_tests::local_http::LocalApiClient;
 use integration_tests::{
-    Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, TestApp, fixture_with_clients,
-    fresh_dialler_queue, get_request, prepared_event, quiet_demo, sample_event, spawn_app,
-    spawn_app_with, sqs_client,
+    Backend, SAMPLE_EVENTS, SCHEDULED_EVENT, TestApp, fixture_with_clients, get_request,
+    quiet_demo, sample_event, spawn_app, spawn_app_with,
 };
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -177,53 +176,6 @@ fn without_credentials(name: &str) -> String {
         headers.remove("x-signature");
     }
     event.to_string()
-}
-
-/// The API on DynamoDB (moto) with the demo data, a session of portal 1 made at the real time
-/// (the binaries run on the system clock), and the secrets the emulator's functions derive.
-struct Live {
-    /// Holds the session's API; the binaries reach its tables.
-    _app: TestApp,
-    token: String,
-    env: Environment,
-    import_secret: String,
-    webhook_secret: String,
-}
-
-impl Live {
-    async fn new() -> Self {
-        let app = spawn_app(Backend::DynamoDb).await;
-        app.clock.set(chrono::Utc::now());
-        let token = app.login("+46701000001").await;
-        let tables = app.tables.clone().expect("DynamoDB tables");
-        let env = Environment {
-            data_table: tables.data,
-            auth_table: tables.auth,
-            queue_url: fresh_dialler_queue(&sqs_client(None)).await,
-        };
-        Self {
-            _app: app,
-            token,
-            env,
-            import_secret: shared::auth::portal_import_secret(IMPORT_MASTER.as_bytes(), 1),
-            webhook_secret: shared::webhook::portal_webhook_secret(WEBHOOK_MASTER.as_bytes(), 1),
-        }
-    }
-
-    fn event(&self, name: &str) -> String {
-        if name == SCHEDULED_EVENT {
-            return sample_event(name);
-        }
-        prepared_event(
-            name,
-            &EventSecrets {
-                token: &self.token,
-                import_secret: &self.import_secret,
-                webhook_secret: &self.webhook_secret,
-                signed_at: chrono::Utc::now().timestamp(),
-            },
-        )
-    }
 }
 
 /// A started binary, its emulator (one each: the emulator may hand an invocation to the

@@ -13,7 +13,10 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
-use crate::moto_endpoint;
+use crate::{
+    Backend, EventSecrets, SCHEDULED_EVENT, TestApp, fresh_dialler_queue, moto_endpoint,
+    prepared_event, sample_event, spawn_app, sqs_client,
+};
 
 pub const IMPORT_MASTER: &str = "emulator-import-master";
 pub const WEBHOOK_MASTER: &str = "emulator-webhook-master";
@@ -82,6 +85,55 @@ pub struct Environment {
     pub data_table: String,
     pub auth_table: String,
     pub queue_url: String,
+}
+
+/// The API on DynamoDB (moto) with the demo data, a session of portal 1 made at the real time
+/// (the binaries run on the system clock), and portal 1's secrets as the functions started
+/// here derive them from `IMPORT_MASTER` and `WEBHOOK_MASTER`.
+pub struct Live {
+    /// Holds the session's API; the binaries reach its tables.
+    _app: TestApp,
+    pub token: String,
+    pub env: Environment,
+    pub import_secret: String,
+    pub webhook_secret: String,
+}
+
+impl Live {
+    pub async fn new() -> Self {
+        let app = spawn_app(Backend::DynamoDb).await;
+        app.clock.set(chrono::Utc::now());
+        let token = app.login("+46701000001").await;
+        let tables = app.tables.clone().expect("DynamoDB tables");
+        let env = Environment {
+            data_table: tables.data,
+            auth_table: tables.auth,
+            queue_url: fresh_dialler_queue(&sqs_client(None)).await,
+        };
+        Self {
+            _app: app,
+            token,
+            env,
+            import_secret: shared::auth::portal_import_secret(IMPORT_MASTER.as_bytes(), 1),
+            webhook_secret: shared::webhook::portal_webhook_secret(WEBHOOK_MASTER.as_bytes(), 1),
+        }
+    }
+
+    /// Sample event `name` with this session and portal 1's secrets, signed now.
+    pub fn event(&self, name: &str) -> String {
+        if name == SCHEDULED_EVENT {
+            return sample_event(name);
+        }
+        prepared_event(
+            name,
+            &EventSecrets {
+                token: &self.token,
+                import_secret: &self.import_secret,
+                webhook_secret: &self.webhook_secret,
+                signed_at: chrono::Utc::now().timestamp(),
+            },
+        )
+    }
 }
 
 /// Starts `binary` as function `name` polling the emulator on `port`, with `extra` variables

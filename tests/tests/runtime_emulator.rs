@@ -6,13 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use integration_tests::emulator::{
-    Environment, IMPORT_MASTER, OTP_HASH_KEY, Running, WEBHOOK_MASTER, invoke, invoke_client,
+    Environment, IMPORT_MASTER, Live, OTP_HASH_KEY, Running, WEBHOOK_MASTER, invoke, invoke_client,
     start_emulator, start_function,
 };
-use integration_tests::{
-    Backend, EventSecrets, SAMPLE_EVENTS, SCHEDULED_EVENT, fresh_dialler_queue, prepared_event,
-    sample_event, spawn_app, sqs_client,
-};
+use integration_tests::{SAMPLE_EVENTS, SCHEDULED_EVENT, sample_event};
 use serde_json::Value;
 
 /// The workspace's binaries, next to this test's own executable (`target/<profile>/deps`).
@@ -102,18 +99,8 @@ fn check_shape(name: &str, body: &Value) {
 async fn every_function_binary_answers_its_sample_events_through_the_runtime_api() {
     // The demo fixture in fresh tables on moto, and a session made through the API at the
     // real time (the binaries run on the system clock).
-    let app = spawn_app(Backend::DynamoDb).await;
-    app.clock.set(chrono::Utc::now());
-    let token = app.login("+46701000001").await;
-    let tables = app.tables.clone().expect("DynamoDB tables");
-    let queue_url = fresh_dialler_queue(&sqs_client(None)).await;
-    let env = Environment {
-        data_table: tables.data,
-        auth_table: tables.auth,
-        queue_url,
-    };
-    let import_secret = shared::auth::portal_import_secret(IMPORT_MASTER.as_bytes(), 1);
-    let webhook_secret = shared::webhook::portal_webhook_secret(WEBHOOK_MASTER.as_bytes(), 1);
+    let live = Live::new().await;
+    let env = &live.env;
 
     let (_emulator, port) = start_emulator();
     let client = invoke_client();
@@ -129,15 +116,9 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
         {
             // The previous function stops first, so it cannot take the next invocation.
             drop(running.take());
-            running = Some((function, start(function, port, &env, &log)));
+            running = Some((function, start(function, port, env, &log)));
         }
-        let secrets = EventSecrets {
-            token: &token,
-            import_secret: &import_secret,
-            webhook_secret: &webhook_secret,
-            signed_at: chrono::Utc::now().timestamp(),
-        };
-        let answer = invoke(&client, port, prepared_event(name, &secrets)).await;
+        let answer = invoke(&client, port, live.event(name)).await;
         if let Some(body) = check_http_answer(name, &answer, *expected)
             && *expected < 400
         {
@@ -148,7 +129,7 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
     drop(running);
     assert_eq!(invoked, SAMPLE_EVENTS.len());
 
-    let _scheduler = start("questionnaire-scheduler", port, &env, &log);
+    let _scheduler = start("questionnaire-scheduler", port, env, &log);
     let report = invoke(&client, port, sample_event(SCHEDULED_EVENT)).await;
     for field in ["due", "claimed", "sent", "failed", "withinCallingHours"] {
         assert!(
@@ -161,7 +142,10 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
 
     let text = std::fs::read_to_string(&log).unwrap();
     let _ = std::fs::remove_file(&log);
-    check_logs(&text, &[&token, &import_secret, &webhook_secret]);
+    check_logs(
+        &text,
+        &[&live.token, &live.import_secret, &live.webhook_secret],
+    );
 }
 
 /// One `request` line per API invocation, with the ids on it, and nothing secret anywhere.
