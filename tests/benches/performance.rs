@@ -21,8 +21,8 @@ use integration_tests::emulator::{
 };
 use integration_tests::local_http::LocalApiClient;
 use integration_tests::{
-    Backend, SAMPLE_EVENTS, SCHEDULED_EVENT, TestApp, fixture_with_clients, get_request,
-    quiet_demo, sample_event, spawn_app, spawn_app_with,
+    Backend, SAMPLE_EVENTS, SCHEDULED_EVENT, TestApp, body_request, fixture_with_clients,
+    get_request, quiet_demo, sample_event, spawn_app, spawn_app_with,
 };
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -447,13 +447,13 @@ async fn handler_cost() {
     for i in 0..500 {
         app.clock.advance(chrono::TimeDelta::minutes(13));
         let request = |path: &str, token: Option<&str>, body: Value| {
-            let mut builder = http::Request::post(path).header("content-type", "application/json");
-            if let Some(token) = token {
-                builder = builder.header("authorization", format!("Bearer {token}"));
-            }
-            builder
-                .body(axum::body::Body::from(body.to_string()))
-                .unwrap()
+            body_request(
+                http::Method::POST,
+                path,
+                token,
+                "application/json",
+                body.to_string(),
+            )
         };
         let (us, status, issued) = timed(
             &app,

@@ -371,15 +371,8 @@ impl TestApp {
         token: Option<&str>,
         body: Value,
     ) -> TestResponse {
-        let mut request = Request::builder()
-            .method(method)
-            .uri(path)
-            .header("content-type", "application/json");
-        if let Some(token) = token {
-            request = request.header("authorization", format!("Bearer {token}"));
-        }
-        self.send(request.body(Body::from(body.to_string())).unwrap())
-            .await
+        let request = body_request(method, path, token, "application/json", body.to_string());
+        self.send(request).await
     }
 
     /// Sets the clock, then logs in, so the session is fresh at that instant.
@@ -395,14 +388,8 @@ impl TestApp {
         content_type: &str,
         body: Vec<u8>,
     ) -> TestResponse {
-        let mut request = Request::builder()
-            .method(Method::POST)
-            .uri(path)
-            .header("content-type", content_type);
-        if let Some(token) = token {
-            request = request.header("authorization", format!("Bearer {token}"));
-        }
-        self.send(request.body(Body::from(body)).unwrap()).await
+        self.send(body_request(Method::POST, path, token, content_type, body))
+            .await
     }
 
     /// The client as its portal's staff see it in `GET /clients`.
@@ -658,6 +645,24 @@ pub fn get_request(path: &str, token: Option<&str>, headers: &[(&str, &str)]) ->
         request = request.header(*name, *value);
     }
     request.body(Body::empty()).unwrap()
+}
+
+/// A request with a body of `content_type`, and the session's bearer token when given.
+pub fn body_request(
+    method: Method,
+    path: &str,
+    token: Option<&str>,
+    content_type: &str,
+    body: impl Into<Body>,
+) -> Request<Body> {
+    let mut request = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", content_type);
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    request.body(body.into()).unwrap()
 }
 
 /// The one-time code in the text of an OTP SMS: its six-digit word.
