@@ -12,8 +12,7 @@ use aws_sdk_dynamodb::config::interceptors::{
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_smithy_types::config_bag::{Storable, StoreReplace};
 use serde_json::Value;
-
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
+use shared::store::BoxError;
 
 /// Read and write capacity units, summed over requests.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -74,12 +73,7 @@ impl Intercept for CapacityMeter {
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         let request = context.request();
-        let operation = request
-            .headers()
-            .get("x-amz-target")
-            .and_then(|target| target.rsplit('.').next())
-            .unwrap_or_default()
-            .to_string();
+        let operation = shared::store::dynamo::operation_name(request).to_string();
         let body = request
             .body()
             .bytes()

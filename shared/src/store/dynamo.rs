@@ -2786,6 +2786,15 @@ impl Intercept for PerRequestCount {
     }
 }
 
+/// The DynamoDB operation a request calls (`GetItem`), from its `x-amz-target` header.
+pub fn operation_name(request: &aws_sdk_dynamodb::config::http::HttpRequest) -> &str {
+    request
+        .headers()
+        .get("x-amz-target")
+        .and_then(|target| target.rsplit('.').next())
+        .unwrap_or("unknown")
+}
+
 /// Counts DynamoDB requests by operation (`x-amz-target`), retries included, so tests and
 /// benchmarks can hold every endpoint to its request budget.
 #[derive(Debug, Clone, Default)]
@@ -2810,13 +2819,7 @@ impl Intercept for RequestCounter {
         _components: &RuntimeComponents,
         _cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
     ) -> Result<(), BoxError> {
-        let operation = context
-            .request()
-            .headers()
-            .get("x-amz-target")
-            .and_then(|target| target.rsplit('.').next())
-            .unwrap_or("unknown")
-            .to_string();
+        let operation = operation_name(context.request()).to_string();
         *self
             .counts
             .lock()
