@@ -680,10 +680,13 @@ async fn dynamodb_efficiency() {
                 "otp": app.last_code(phone)});
             app.dynamo_requests();
             app.capacity.take();
-            http::Request::post("/authentication/validate-otp")
-                .header("content-type", "application/json")
-                .body(axum::body::Body::from(body.to_string()))
-                .unwrap()
+            body_request(
+                http::Method::POST,
+                "/authentication/validate-otp",
+                None,
+                "application/json",
+                body.to_string(),
+            )
         } else {
             request_of(&event)
         };
