@@ -85,8 +85,8 @@ pub struct Authenticator {
 /// The authenticated caller of a request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Caller {
-    pub account_id: i32,
-    pub portal_id: i32,
+    pub account_id: crate::ids::AccountId,
+    pub portal_id: crate::ids::PortalId,
     pub token_hash: String,
 }
 

@@ -60,11 +60,33 @@ impl Config {
 
     /// Same as `from_env` over any lookup, so tests never touch the process environment.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let required = |name: &'static str| {
-            lookup(name).filter(|v| !v.is_empty()).ok_or(ConfigError {
-                name,
-                problem: "is not set".into(),
-            })
+        Self::parse(lookup, None)
+    }
+
+    /// `local-api`'s settings: the same variables, with the tables (used with `--dynamodb`)
+    /// named `call-handling-data` and `call-handling-auth` unless set.
+    pub fn for_local(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        Self::parse(
+            lookup,
+            Some(Tables {
+                data: "call-handling-data".into(),
+                auth: "call-handling-auth".into(),
+            }),
+        )
+    }
+
+    fn parse(
+        lookup: impl Fn(&str) -> Option<String>,
+        default_tables: Option<Tables>,
+    ) -> Result<Self, ConfigError> {
+        let required = |name: &'static str, default: Option<&String>| {
+            lookup(name)
+                .filter(|v| !v.is_empty())
+                .or_else(|| default.cloned())
+                .ok_or(ConfigError {
+                    name,
+                    problem: "is not set".into(),
+                })
         };
         let region = match lookup("PHONE_DEFAULT_REGION") {
             Some(code) if !code.is_empty() => code.parse().map_err(|problem| ConfigError {
@@ -76,8 +98,8 @@ impl Config {
         let time_zone = time_zone(lookup("PORTAL_TIME_ZONE").as_deref())?;
         Ok(Self {
             tables: Tables {
-                data: required("DATA_TABLE")?,
-                auth: required("AUTH_TABLE")?,
+                data: required("DATA_TABLE", default_tables.as_ref().map(|t| &t.data))?,
+                auth: required("AUTH_TABLE", default_tables.as_ref().map(|t| &t.auth))?,
             },
             region,
             time_zone,
@@ -150,6 +172,16 @@ mod tests {
     fn missing_table_names_are_reported_by_name() {
         let error = Config::from_lookup(|_| None).unwrap_err();
         assert_eq!(error.name, "DATA_TABLE");
+    }
+
+    #[test]
+    fn local_api_names_its_tables_unless_they_are_set() {
+        let local = Config::for_local(|_| None).unwrap();
+        assert_eq!(local.tables.data, "call-handling-data");
+        assert_eq!(local.tables.auth, "call-handling-auth");
+        let named =
+            Config::for_local(|name| (name == "DATA_TABLE").then(|| "mine".into())).unwrap();
+        assert_eq!(named.tables.data, "mine");
     }
 
     #[test]

@@ -240,7 +240,9 @@ fn problem_body(problem: &Problem) -> String {
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         match error {
-            StoreError::Throttled(_) | StoreError::Unavailable(_) => Self::Unavailable(error),
+            StoreError::Throttled(_) | StoreError::Unavailable(_) | StoreError::KeptChanging(_) => {
+                Self::Unavailable(error)
+            }
             other => Self::Internal(Box::new(other)),
         }
     }

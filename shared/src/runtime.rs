@@ -87,34 +87,68 @@ pub fn finish(router: Router) -> Router {
         )
 }
 
-/// What every Lambda builds once at cold start: configuration, SDK settings, the DynamoDB
-/// store and the session check. Functions take the narrow store traits they need from it.
+/// What every function state is built from, in a Lambda (`Platform::from_env`) and in
+/// `local-api` alike: one store offering every capability, one clock, and the settings the
+/// handlers read. Each function's state takes from it the narrow store traits it uses.
+#[derive(Clone)]
+pub struct Services {
+    pub store: std::sync::Arc<dyn crate::store::Store>,
+    pub clock: std::sync::Arc<dyn crate::clock::Clock>,
+    pub region: crate::phone::DefaultRegion,
+    /// The zone portals' contact windows and calling hours are in.
+    pub time_zone: crate::zone::Zone,
+    pub rules: crate::config::AuthRules,
+}
+
+impl Services {
+    /// The session check every authenticated route runs.
+    pub fn authenticator(&self) -> crate::auth::Authenticator {
+        crate::auth::Authenticator {
+            sessions: self.store.clone(),
+            clock: self.clock.clone(),
+            rules: self.rules.clone(),
+        }
+    }
+}
+
+/// What every Lambda builds once at cold start: configuration, SDK settings, and the services
+/// over the DynamoDB store.
 pub struct Platform {
     pub config: crate::config::Config,
     pub sdk: aws_config::SdkConfig,
-    pub store: std::sync::Arc<crate::store::dynamo::DynamoStore>,
-    pub authenticator: crate::auth::Authenticator,
+    pub services: Services,
 }
 
 impl Platform {
     pub async fn from_env() -> Result<Self, crate::store::BoxError> {
         let config = crate::config::Config::from_env()?;
         let sdk = aws_config().await;
-        let store = std::sync::Arc::new(crate::store::dynamo::DynamoStore::new(
+        let store = crate::store::dynamo::DynamoStore::new(
             crate::store::dynamo::client_from(&sdk),
             config.tables.clone(),
-        ));
-        let authenticator = crate::auth::Authenticator {
-            sessions: store.clone(),
+        );
+        let services = Services {
+            store: std::sync::Arc::new(store),
             clock: std::sync::Arc::new(crate::clock::SystemClock),
+            region: config.region,
+            time_zone: config.time_zone.clone(),
             rules: config.auth.clone(),
         };
         Ok(Self {
             config,
             sdk,
-            store,
-            authenticator,
+            services,
         })
+    }
+
+    /// A function's secret, from the environment or Secrets Manager, resolved once at start.
+    pub async fn secret(
+        &self,
+        plain: &'static str,
+        arn: &'static str,
+    ) -> Result<Vec<u8>, crate::store::BoxError> {
+        let source = crate::config::secret_source(|name| std::env::var(name).ok(), plain, arn)?;
+        Ok(source.resolve(&self.sdk).await?.into_bytes())
     }
 }
 

@@ -21,8 +21,8 @@ use integration_tests::emulator::{
 };
 use integration_tests::local_http::LocalApiClient;
 use integration_tests::{
-    Backend, SAMPLE_EVENTS, SCHEDULED_EVENT, TestApp, body_request, fixture_with_clients,
-    get_request, quiet_demo, sample_event, spawn_app, spawn_app_with,
+    Access, Backend, ENDPOINTS, Endpoint, SCHEDULED_EVENT, TestApp, body_request, endpoint,
+    fixture_with_clients, get_request, quiet_demo, sample_event, spawn_app, spawn_app_with,
 };
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -33,6 +33,9 @@ struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+// The only unsafe code in the workspace: a `GlobalAlloc` has to be, and it only forwards to the
+// system allocator.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
@@ -372,21 +375,9 @@ fn latency_row(name: &str, kind: &str, samples: &[f64], statuses: &BTreeMap<u16,
     );
 }
 
-/// The endpoints whose sample event reads only.
+/// Whether the endpoint of a sample event only reads.
 fn is_read(name: &str) -> bool {
-    matches!(
-        name,
-        "phone-calls-get"
-            | "phone-calls-requests"
-            | "clients-list"
-            | "portals-get"
-            | "contact-details-list"
-            | "contact-details-get"
-            | "contact-details-active"
-            | "questionnaires-list"
-            | "questionnaires-get"
-            | "organisations-suggest-unknown-client"
-    )
+    endpoint(name).access == Access::Read
 }
 
 async fn handler_cost() {
@@ -401,7 +392,7 @@ async fn handler_cost() {
     let app = spawn_app(Backend::Memory).await;
     let token = app.login("+46701000001").await;
     let signed_at = integration_tests::start_time().timestamp();
-    let mut order: Vec<&str> = SAMPLE_EVENTS.iter().map(|(name, ..)| *name).collect();
+    let mut order: Vec<&str> = ENDPOINTS.iter().map(|endpoint| endpoint.event).collect();
     order.retain(|name| !name.starts_with("authentication-"));
     order.sort_by_key(|name| !is_read(name));
     for name in order {
@@ -631,28 +622,6 @@ async fn throughput() {
     }
 }
 
-/// DESIGN.md section 2: DynamoDB requests an endpoint may make after the session check. A write
-/// that creates records also reserves their ids, one counter update per kind (section 2's id
-/// rule), on top of its one write or one transaction per 100 records.
-fn budget(name: &str) -> (usize, &'static str) {
-    match name {
-        "phone-calls-get" | "questionnaires-get" | "organisations-suggest-unknown-client" => {
-            (2, "read of two item collections")
-        }
-        n if is_read(n) => (1, "read"),
-        "questionnaires-add-question" => (2, "1 write + 1 id"),
-        "portals-import-clients" | "questionnaires-start-for-clients" => {
-            (2, "1 transaction per 100 records + 1 id range")
-        }
-        "integrations-voice-call-ended" => (
-            4,
-            "1 transaction per 100 records + 3 id ranges (call, lines, requests)",
-        ),
-        "integrations-voice-call-analyzed" => (1, "1 transaction per 100 records"),
-        _ => (1, "single-record write"),
-    }
-}
-
 async fn dynamodb_efficiency() {
     let app = spawn_app(Backend::DynamoDb).await;
     let token = app.login("+46701000001").await;
@@ -667,8 +636,8 @@ async fn dynamodb_efficiency() {
         "| endpoint | status | requests by operation | after the session check | budget | RCU | WCU | within budget |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    for (name, _, _) in SAMPLE_EVENTS {
-        app.dynamo_requests();
+    for Endpoint { event: name, .. } in ENDPOINTS {
+        app.take_dynamo_requests();
         app.capacity.take();
         let event = app.prepared_event(name, &token, signed_at);
         let bearer = event.contains("\"authorization\"");
@@ -678,7 +647,7 @@ async fn dynamodb_efficiency() {
             let issued = app.request_otp(phone).await.json();
             let body = json!({"phoneNumber": phone, "requestId": issued["requestId"],
                 "otp": app.last_code(phone)});
-            app.dynamo_requests();
+            app.take_dynamo_requests();
             app.capacity.take();
             body_request(
                 http::Method::POST,
@@ -691,11 +660,12 @@ async fn dynamodb_efficiency() {
             request_of(&event)
         };
         let (_, status, _) = timed(&app, request).await;
-        let counts: BTreeMap<String, usize> = app.dynamo_requests().unwrap().into_iter().collect();
+        let counts: BTreeMap<String, usize> =
+            app.take_dynamo_requests().unwrap().into_iter().collect();
         let units = app.capacity.take();
         let total: usize = counts.values().sum();
         let after_session = total - usize::from(bearer);
-        let (allowed, why) = budget(name);
+        let (allowed, why) = (endpoint(name).budget, endpoint(name).budget_reason);
         let listed: Vec<String> = counts.iter().map(|(op, n)| format!("{n} {op}")).collect();
         println!(
             "| {name} | {status} | {} | {after_session} | {allowed} ({why}) | {:.1} | {:.1} | {} |",

@@ -36,7 +36,7 @@ async fn main() {
         let loading = Instant::now();
         let app = spawn_app_with(backend, &fixture).await;
         let loaded = loading.elapsed();
-        app.dynamo_requests();
+        app.take_dynamo_requests();
         app.sqs_counter.take();
         let started = Instant::now();
         let report = app
@@ -61,7 +61,7 @@ async fn main() {
             report.due,
             report.sent,
             elapsed.as_secs_f64(),
-            requests(app.dynamo_requests()),
+            requests(app.take_dynamo_requests()),
             requests(sqs),
         );
         eprintln!("(fixture of {ENTRIES} clients and entries loaded in {loaded:.1?})");

@@ -133,7 +133,7 @@ async fn logout_ends_only_the_current_session(backend: Backend) {
     let app = spawn_app(backend).await;
     let first = app.login(KARIN).await;
     let second = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let out = app
         .post_json(
             "/authentication/logout",
@@ -157,7 +157,7 @@ async fn logout_of_all_ends_every_session_of_the_account(backend: Backend) {
     let first = app.login(KARIN).await;
     let second = app.login(KARIN).await;
     let other_account = app.login("+46701000002").await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let out = app
         .post_json("/authentication/logout", Some(&first), json!({"all": true}))
         .await;

@@ -60,7 +60,7 @@ async fn clients(app: &TestApp, token: &str) -> Value {
 async fn the_list_holds_the_portals_live_clients_with_derived_call_figures(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let list = clients(&app, &token).await;
     app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
     // Client 9 is deleted; 6 to 8 belong to other portals.
@@ -122,7 +122,7 @@ async fn walk_pages(app: &TestApp, token: &str, first: &str) -> (Vec<i64>, usize
 async fn pagination_walks_the_whole_list_exactly_once(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     for limit in [1, 2, 3, 5, 6, 1000] {
         let (seen, pages) = walk_pages(&app, &token, &format!("/clients?limit={limit}")).await;
         assert_eq!(seen, [1, 2, 3, 4, 5], "limit {limit}");
@@ -157,7 +157,7 @@ async fn a_patch_sets_the_given_fields_and_leaves_absent_and_null_ones(backend: 
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
     let before = client(&clients(&app, &token).await, 1);
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app
         .patch_json(
             "/clients/1",

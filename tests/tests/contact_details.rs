@@ -23,7 +23,7 @@ fn at(text: &str) -> DateTime<Utc> {
 async fn the_portals_contact_details_come_by_priority_then_id(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app.get("/contact-details", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
     app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
@@ -36,7 +36,7 @@ async fn the_portals_contact_details_come_by_priority_then_id(backend: Backend) 
 async fn one_contact_detail_is_read_and_another_portals_is_not_found(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app.get("/contact-details/303", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
     app.expect_requests(&[("GetItem", 2)]);
@@ -96,7 +96,7 @@ async fn active_contact_details_follow_their_windows_in_stockholm_time(backend: 
     let app = spawn_app(backend).await;
     for (instant, expected) in ACTIVE_AT {
         let token = app.login_at(KARIN, at(instant)).await;
-        app.dynamo_requests();
+        app.take_dynamo_requests();
         let answer = app.get("/contact-details/active", Some(&token)).await;
         assert_eq!(answer.status, StatusCode::OK);
         app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
@@ -142,7 +142,7 @@ async fn a_put_replaces_the_editable_fields_and_returns_the_record(backend: Back
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
     let before = app.get("/contact-details/302", Some(&token)).await.json();
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app
         .put_json(
             "/contact-details/302",

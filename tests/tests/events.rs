@@ -5,7 +5,7 @@
 use axum::Router;
 use http::StatusCode;
 use integration_tests::{
-    Backend, SAMPLE_EVENTS, SCHEDULED_EVENT, sample_event, spawn_app, start_time,
+    Backend, ENDPOINTS, Endpoint, SCHEDULED_EVENT, sample_event, spawn_app, start_time,
 };
 use tower::ServiceExt;
 
@@ -70,14 +70,20 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
         })
         .collect();
     files.sort();
-    let mut named: Vec<String> = SAMPLE_EVENTS
+    let mut named: Vec<String> = ENDPOINTS
         .iter()
-        .map(|(name, ..)| name.to_string())
+        .map(|endpoint| endpoint.event.to_string())
         .collect();
     named.push(SCHEDULED_EVENT.to_string());
     named.sort();
     assert_eq!(files, named, "every event file has a case here");
-    for (name, function, expected) in SAMPLE_EVENTS {
+    for Endpoint {
+        event: name,
+        function,
+        status: expected,
+        ..
+    } in ENDPOINTS
+    {
         let event = app.prepared_event(name, &token, start_time().timestamp());
         let (status, headers) = invoke(router(function), &event).await;
         assert_eq!(status.as_u16(), *expected, "{name}");

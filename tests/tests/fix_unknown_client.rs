@@ -7,6 +7,7 @@ use integration_tests::{Backend, TestApp, error_fields, on_both_stores, spawn_ap
 use serde_json::{Value, json};
 use shared::clock::Clock;
 use shared::fixture::Seed;
+use shared::ids::{CallId, ClientId, OrganisationId, PortalId};
 use shared::records::Client;
 use shared::store::{FixLookup, FixTarget, StoreError};
 
@@ -110,7 +111,7 @@ async fn fixing_an_unknown_call_links_it_its_requests_and_its_statistics(backend
     let app = spawn(backend).await;
     let norr = app.login(NORR).await;
     let syd = app.login(SYD).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app
         .post_json(
             FIX,
@@ -281,10 +282,14 @@ async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
     let olof_before = app.listed_client(&norr, 501).await;
 
     // Read a fix of Olof's call 7004 to Karin, then Karin is deleted before it is written.
-    let FixLookup::Found(target) = store.fix_target(5, 7004, 502, now).await.unwrap() else {
+    let FixLookup::Found(target) = store
+        .fix_target(OrganisationId(5), CallId(7004), ClientId(502), now)
+        .await
+        .unwrap()
+    else {
         panic!("call and client are there");
     };
-    assert_eq!(target.previous_client, Some((11, 501)));
+    assert_eq!(target.previous_client, Some((PortalId(11), ClientId(501))));
     let deleted = Client {
         is_deleted: true,
         ..target.client.clone()
@@ -311,7 +316,11 @@ async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
     assert_eq!(app.listed_client(&norr, 501).await, olof_before);
 
     // A fix read before another fix of the same call is refused whole as well.
-    let FixLookup::Found(stale) = store.fix_target(5, 7001, 501, now).await.unwrap() else {
+    let FixLookup::Found(stale) = store
+        .fix_target(OrganisationId(5), CallId(7001), ClientId(501), now)
+        .await
+        .unwrap()
+    else {
         panic!("call and client are there");
     };
     let first = app

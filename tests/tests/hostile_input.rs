@@ -7,7 +7,7 @@
 
 use axum::body::Body;
 use http::{HeaderValue, Method, Request, StatusCode};
-use integration_tests::{Backend, SAMPLE_EVENTS, TestApp, on_both_stores, spawn_app};
+use integration_tests::{Backend, ENDPOINTS, TestApp, on_both_stores, spawn_app};
 use serde_json::{Value, json};
 
 const KARIN: &str = "+46701000001";
@@ -61,9 +61,10 @@ impl Endpoint {
 /// Every sample event's endpoint, its event prepared for `token`, signed now.
 fn endpoints(app: &TestApp, token: &str) -> Vec<Endpoint> {
     let signed_at = shared::clock::Clock::now(&app.clock).timestamp();
-    SAMPLE_EVENTS
+    ENDPOINTS
         .iter()
-        .map(|(name, _, _)| {
+        .map(|endpoint| {
+            let name = endpoint.event;
             let event: Value =
                 serde_json::from_str(&app.prepared_event(name, token, signed_at)).unwrap();
             let (method, template) = event["routeKey"].as_str().unwrap().split_once(' ').unwrap();

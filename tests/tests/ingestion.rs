@@ -9,6 +9,7 @@ use integration_tests::{
     start_time, without_trace,
 };
 use serde_json::{Value, json};
+use shared::ids::PortalId;
 use shared::records::{PhoneCall, TranscriptLine};
 use shared::store::{Analysis, DeliveryState, HeldAnalysis, NewCall, StoreError};
 use shared::webhook;
@@ -71,7 +72,7 @@ async fn thread(app: &TestApp, token: &str, id: i64) -> Vec<Value> {
 async fn a_call_ended_event_records_the_call_its_transcript_and_requests(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let id = call_id(
         &app.deliver(1, &ended("evt-1", "conv-a", "073-111 00 03"))
             .await,
@@ -236,7 +237,7 @@ async fn a_redelivered_event_of_either_type_changes_nothing(backend: Backend) {
     let id = call_id(&app.deliver(1, &event).await);
     let first = thread(&app, &token, id).await;
 
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let again = app.deliver(1, &event).await;
     assert_eq!(call_id(&again), id);
     app.expect_requests(&[("BatchGetItem", 1)]);
@@ -252,7 +253,7 @@ async fn a_redelivered_event_of_either_type_changes_nothing(backend: Backend) {
     assert_eq!(summarised[0]["name"], "Client Three");
     assert_eq!(summarised[0]["confidence"], 90);
     // A redelivery, even one whose body differs, is answered the same and writes nothing.
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let changed = analyzed("evt-2", "conv-a", "Something else.");
     assert_eq!(call_id(&app.deliver(1, &changed).await), id);
     app.expect_requests(&[("BatchGetItem", 1)]);
@@ -267,7 +268,7 @@ async fn an_analysis_that_arrives_first_is_held_and_merged_into_its_call(backend
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
     let analysis = analyzed("evt-2", "conv-a", "Wants the visit on Friday.");
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let held = app.deliver(1, &analysis).await;
     assert_eq!(held.status, StatusCode::ACCEPTED);
     assert_eq!(held.json(), json!({"phoneCallId": null}));
@@ -367,7 +368,7 @@ async fn a_questionnaire_call_completes_its_entry_from_start_to_answers(backend:
         "requests": []
     });
     app.clock.set(call_start + TimeDelta::minutes(3));
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let id = call_id(&app.deliver(1, &ended).await);
     // The entry is found by id in its index instead of the client by number.
     app.expect_requests(&[
@@ -381,7 +382,7 @@ async fn a_questionnaire_call_completes_its_entry_from_start_to_answers(backend:
         {"questionId": 21, "answerText": "4", "answeredAt": call_start + TimeDelta::seconds(5)},
         {"questionId": 22, "answerText": "Yes, soup.", "answeredAt": call_start + TimeDelta::seconds(30)}
     ]);
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     assert_eq!(call_id(&app.deliver(1, &analysis).await), id);
     app.expect_requests(&[("BatchGetItem", 1), ("Query", 1), ("TransactWriteItems", 1)]);
 
@@ -450,7 +451,7 @@ async fn answers_held_before_the_call_reach_its_entry_and_foreign_entries_stay_u
     call["fromNumber"] = json!(PORTAL_LINE);
     call["toNumber"] = json!("+46731110002");
     call["dynamicVariables"] = json!({"questionnaireClientId": 41});
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let id = call_id(&app.deliver(1, &call).await);
     // The entry and the questions (for the held answers' prompts) are read too.
     app.expect_requests(&[
@@ -537,7 +538,7 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
     let store = app.api.store.clone();
     let token = app.login(KARIN).await;
     let read = store
-        .delivery_state(1, "evt-1", "conv-a", None)
+        .delivery_state(PortalId(1), "evt-1", "conv-a", None)
         .await
         .unwrap();
     assert_eq!(read, DeliveryState::default());
@@ -549,7 +550,10 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
             ..Analysis::default()
         },
     };
-    store.hold_analysis(1, "conv-a", &held).await.unwrap();
+    store
+        .hold_analysis(PortalId(1), "conv-a", &held)
+        .await
+        .unwrap();
     let lines = (0..150)
         .map(|i| TranscriptLine {
             created_at: at(10) + TimeDelta::seconds(i),
@@ -579,7 +583,7 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
         "{refused:?}"
     );
     let after = store
-        .delivery_state(1, "evt-1", "conv-a", None)
+        .delivery_state(PortalId(1), "evt-1", "conv-a", None)
         .await
         .unwrap();
     assert_eq!((after.receipt, after.conversation), (None, None));
@@ -599,19 +603,22 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
         event_id: "evt-3".into(),
         ..held
     };
-    let refused = store.hold_analysis(1, "conv-a", &late).await;
+    let refused = store.hold_analysis(PortalId(1), "conv-a", &late).await;
     assert!(
         matches!(refused, Err(StoreError::ConditionFailed)),
         "{refused:?}"
     );
     let recorded = store
-        .delivery_state(1, "evt-3", "conv-a", None)
+        .delivery_state(PortalId(1), "evt-3", "conv-a", None)
         .await
         .unwrap();
     assert_eq!(recorded.held, None);
-    assert_eq!(recorded.conversation.map(|c| c.phone_call_id), Some(id));
     assert_eq!(
-        thread(&app, &token, i64::from(id)).await[0]["transcript"]
+        recorded.conversation.map(|c| c.phone_call_id),
+        Some(id.get())
+    );
+    assert_eq!(
+        thread(&app, &token, i64::from(id.get())).await[0]["transcript"]
             .as_array()
             .unwrap()
             .len(),
@@ -639,7 +646,7 @@ async fn a_thousand_line_transcript_is_written_in_eleven_transactions(backend: B
         {"request": "Extra visit on Monday.", "transcriptLineIndex": 10},
         {"request": "Call my daughter.", "transcriptLineIndex": 999}
     ]);
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let id = call_id(&app.deliver(1, &event).await);
     // 1,000 lines, 2 requests and the 5 items that must appear together: 1,007 items, the
     // fewest transactions of 100 there can be.

@@ -30,7 +30,7 @@ const SUGGEST: &str = "/organisations/suggest-unknown-client";
 async fn a_caller_named_with_their_street_is_suggested_with_candidates(backend: Backend) {
     let app = spawn_eval(backend).await;
     let token = app.login(NORR).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app
         .post_json(
             SUGGEST,

@@ -57,7 +57,7 @@ fn sorted<const N: usize>(fields: [&str; N]) -> Vec<&str> {
 async fn a_call_comes_first_with_its_transcript_then_its_connected_calls(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app.get("/phone-calls/1001", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.content_type(), "application/json; charset=utf-8");
@@ -118,7 +118,7 @@ async fn a_call_of_another_portal_is_indistinguishable_from_a_missing_one(backen
 async fn the_requests_of_a_call_are_listed_by_id_in_one_query(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app.get("/phone-calls/1001/requests", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
     app.expect_requests(&[("GetItem", 1), ("Query", 1)]);

@@ -38,7 +38,7 @@ fn pairs(list: &Value) -> Vec<(i64, String)> {
 async fn a_staff_member_reads_their_own_portal(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app.get("/portals/1", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
     app.expect_requests(&[("GetItem", 2)]);
@@ -52,7 +52,7 @@ async fn a_staff_member_reads_their_own_portal(backend: Backend) {
 async fn another_portal_and_a_missing_one_are_alike_forbidden(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let taken = app.get("/portals/2", Some(&token)).await;
     let other_organisation = app.get("/portals/3", Some(&token)).await;
     let missing = app.get("/portals/999", Some(&token)).await;
@@ -85,7 +85,7 @@ async fn an_import_creates_each_new_national_id_once_and_reports_the_rest(backen
     ]
     .map(String::from)
     .to_vec();
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = import(&app, 1, &secret, &ids).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
     app.expect_requests(&[
@@ -160,7 +160,7 @@ async fn an_import_creates_each_new_national_id_once_and_reports_the_rest(backen
 async fn a_thousand_ids_are_written_in_transactions_of_fifty_clients(backend: Backend) {
     let app = spawn_app(backend).await;
     let ids: Vec<String> = (0..1000).map(personnummer).collect();
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = import(&app, 2, &app.api.import_secret(2), &ids).await;
     assert_eq!(answer.status, StatusCode::OK);
     app.expect_requests(&[
@@ -224,7 +224,7 @@ async fn a_wrong_secret_another_portals_secret_and_an_unknown_portal_get_the_sam
 ) {
     let app = spawn_app(backend).await;
     let ids = vec![personnummer(1)];
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let wrong = import(&app, 1, &"x".repeat(43), &ids).await;
     let wrong = without_trace(wrong.problem(StatusCode::UNAUTHORIZED));
     app.expect_requests(&[("BatchGetItem", 1), ("PutItem", 1)]);

@@ -37,7 +37,7 @@ fn start(client_id: i64) -> Value {
 async fn questionnaires_are_listed_in_their_list_form(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app.get("/questionnaires", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
     app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
@@ -50,7 +50,7 @@ async fn questionnaires_are_listed_in_their_list_form(backend: Backend) {
 async fn the_detail_holds_only_the_callers_portals_entries_and_answers(backend: Backend) {
     let app = spawn_app(backend).await;
     let karin = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let mine = detail(&app, &karin).await;
     app.expect_requests(&[("GetItem", 1), ("Query", 2)]);
     assert_eq!(ids(&mine["questions"], "position"), [1, 2, 3]);
@@ -78,7 +78,7 @@ async fn the_detail_holds_only_the_callers_portals_entries_and_answers(backend: 
 async fn a_question_at_a_taken_position_moves_the_later_ones_down(backend: Backend) {
     let app = spawn_app(backend).await;
     let token = app.login(KARIN).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app
         .post_json(
             "/questionnaires/11/questions",
@@ -190,7 +190,7 @@ async fn starting_opens_one_entry_per_client_and_never_a_second(backend: Backend
     let token = app.login(KARIN).await;
     let mut first = start(1);
     first["questionnaireId"] = json!(0);
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let answer = app
         .post_json(
             "/questionnaires/11/start-for-clients",

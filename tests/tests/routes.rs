@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use axum::body::Body;
 use http::{Method, Request};
-use integration_tests::{Backend, SAMPLE_EVENTS, sample_event, spawn_app};
+use integration_tests::{Backend, ENDPOINTS, sample_event, spawn_app};
 use serde_json::Value;
 
 /// `METHOD /path` of every `HttpApi` event of every function in the template.
@@ -33,10 +33,10 @@ fn template_routes() -> BTreeSet<String> {
 }
 
 fn event_routes() -> BTreeSet<String> {
-    SAMPLE_EVENTS
+    ENDPOINTS
         .iter()
-        .map(|(name, ..)| {
-            let event: Value = serde_json::from_str(&sample_event(name)).unwrap();
+        .map(|endpoint| {
+            let event: Value = serde_json::from_str(&sample_event(endpoint.event)).unwrap();
             event["routeKey"].as_str().unwrap().to_string()
         })
         .collect()

@@ -9,7 +9,7 @@ use integration_tests::emulator::{
     Environment, IMPORT_MASTER, Live, OTP_HASH_KEY, Running, WEBHOOK_MASTER, invoke, invoke_client,
     start_emulator, start_function,
 };
-use integration_tests::{SAMPLE_EVENTS, SCHEDULED_EVENT, sample_event};
+use integration_tests::{ENDPOINTS, Endpoint, SCHEDULED_EVENT, sample_event};
 use serde_json::Value;
 
 /// The workspace's binaries, next to this test's own executable (`target/<profile>/deps`).
@@ -109,7 +109,13 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
     // (authentication twice: its logout ends the session the others use).
     let mut running: Option<(&str, Running)> = None;
     let mut invoked = 0;
-    for (name, function, expected) in SAMPLE_EVENTS {
+    for Endpoint {
+        event: name,
+        function,
+        status: expected,
+        ..
+    } in ENDPOINTS
+    {
         if running
             .as_ref()
             .is_none_or(|(current, _)| current != function)
@@ -127,7 +133,7 @@ async fn every_function_binary_answers_its_sample_events_through_the_runtime_api
         invoked += 1;
     }
     drop(running);
-    assert_eq!(invoked, SAMPLE_EVENTS.len());
+    assert_eq!(invoked, ENDPOINTS.len());
 
     let _scheduler = start("questionnaire-scheduler", port, env, &log);
     let report = invoke(&client, port, sample_event(SCHEDULED_EVENT)).await;
@@ -157,7 +163,12 @@ fn check_logs(text: &str, secrets: &[&str]) {
                 .unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"))
         })
         .collect();
-    for (name, _, expected) in SAMPLE_EVENTS {
+    for Endpoint {
+        event: name,
+        status: expected,
+        ..
+    } in ENDPOINTS
+    {
         let trace_id = format!("evt-{name}");
         let requests: Vec<&Value> = lines
             .iter()

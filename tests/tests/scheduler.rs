@@ -13,6 +13,7 @@ use integration_tests::{
 };
 use local_api::DEMO_FIXTURE;
 use serde_json::{Value, json};
+use shared::ids::{EntryId, PortalId};
 use shared::notify::{Dialler, DiallerMessage};
 use shared::store::BoxError;
 
@@ -74,7 +75,7 @@ async fn a_due_entry_is_sent_once_with_what_the_dialler_needs(backend: Backend) 
     let app = spawn_quiet(backend).await;
     let token = app.login(KARIN).await;
     let created = start_for_gunnel(&app, &token, start_time(), 3).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
 
     let report = app.run_scheduler(start_time()).await;
     assert_eq!(counts(&report), [1, 1, 1, 0, 0], "{report}");
@@ -166,7 +167,7 @@ async fn an_entry_out_of_retries_is_closed_and_the_client_can_be_started_again(b
     let app = spawn_quiet(backend).await;
     let token = app.login(KARIN).await;
     let first = start_for_gunnel(&app, &token, start_time(), 1).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let report = app.run_scheduler(start_time()).await;
     assert_eq!(counts(&report), [1, 1, 1, 0, 1]);
     app.expect_requests(&[
@@ -197,14 +198,20 @@ async fn an_entry_is_found_by_its_id_alone_open_or_closed(backend: Backend) {
     let token = app.login(KARIN).await;
     let created = start_for_gunnel(&app, &token, start_time(), 1).await;
     let id = i32::try_from(created["id"].as_i64().unwrap()).unwrap();
-    let open = app.api.store.entry_by_id(id).await.unwrap().expect("open");
+    let open = app
+        .api
+        .store
+        .entry_by_id(EntryId(id))
+        .await
+        .unwrap()
+        .expect("open");
     assert_eq!(
         (
             open.portal_id,
             open.entry.client_id,
             open.entry.questionnaire_id
         ),
-        (1, 1, 11)
+        (PortalId(1), 1, 11)
     );
     assert_eq!(open.schedule.attempts, 0);
     assert!(open.entry.next_try_at.is_some());
@@ -213,14 +220,17 @@ async fn an_entry_is_found_by_its_id_alone_open_or_closed(backend: Backend) {
     let closed = app
         .api
         .store
-        .entry_by_id(id)
+        .entry_by_id(EntryId(id))
         .await
         .unwrap()
         .expect("closed");
     assert_eq!(closed.schedule.attempts, 1);
     assert_eq!(closed.entry.next_try_at, None);
     assert_eq!(closed.portal_id, 1);
-    assert_eq!(app.api.store.entry_by_id(id + 1000).await.unwrap(), None);
+    assert_eq!(
+        app.api.store.entry_by_id(EntryId(id + 1000)).await.unwrap(),
+        None
+    );
 }
 
 /// The demo fixture plus entries for client 1 (called already: `phoneCallId` set), deleted
@@ -286,7 +296,7 @@ async fn nothing_is_read_or_sent_outside_calling_hours(backend: Backend) {
     // 06:00 in Stockholm.
     let early = at("2026-11-21T05:00:00Z");
     start_for_gunnel(&app, &token, early, 3).await;
-    app.dynamo_requests();
+    app.take_dynamo_requests();
     let report = app.run_scheduler(early).await;
     assert_eq!(report["withinCallingHours"], false);
     assert_eq!(counts(&report), [0, 0, 0, 0, 0]);

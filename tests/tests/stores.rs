@@ -5,9 +5,11 @@ use std::sync::Arc;
 
 use chrono::Duration;
 use integration_tests::{dynamo_client, fresh_tables, start_time};
-use local_api::{DEMO_FIXTURE, Store};
+use local_api::DEMO_FIXTURE;
 use shared::fixture::Seed;
+use shared::ids::{AccountId, CallId, PortalId};
 use shared::records::PhoneCall;
+use shared::store::Store;
 use shared::store::dynamo::DynamoStore;
 use shared::store::memory::MemoryStore;
 use shared::store::{Session, StoreError};
@@ -24,8 +26,8 @@ async fn both_stores() -> [(&'static str, Arc<dyn Store>); 2] {
 fn session(hash: &str, account_id: i32) -> Session {
     Session {
         token_hash: hash.into(),
-        account_id,
-        portal_id: 1,
+        account_id: AccountId(account_id),
+        portal_id: PortalId(1),
         created_at: start_time(),
         last_seen_at: start_time(),
         expires_at: start_time() + Duration::hours(12),
@@ -40,7 +42,7 @@ async fn every_seeded_call_and_request_reads_back_the_same_from_both_stores() {
         store.write_seed(&seed).await.unwrap();
         let mut calls = Vec::new();
         for call in &seed.phone_calls {
-            let thread = store.call_with_connected(call.id).await.unwrap();
+            let thread = store.call_with_connected(CallId(call.id)).await.unwrap();
             let root = &thread.as_ref().expect("seeded call is found")[0];
             assert_eq!(root.id, call.id, "{name}");
             let mut expected = call.clone();
@@ -52,7 +54,7 @@ async fn every_seeded_call_and_request_reads_back_the_same_from_both_stores() {
                 "{name}: call {} reads back as written",
                 call.id
             );
-            let (bare, requests) = store.call_requests(call.id).await.unwrap().unwrap();
+            let (bare, requests) = store.call_requests(CallId(call.id)).await.unwrap().unwrap();
             assert_eq!(bare.transcript, None, "{name}");
             let mut written: Vec<_> = seed
                 .client_requests
@@ -65,12 +67,12 @@ async fn every_seeded_call_and_request_reads_back_the_same_from_both_stores() {
             calls.push(thread);
         }
         assert_eq!(
-            store.call_with_connected(424242).await.unwrap(),
+            store.call_with_connected(CallId(424242)).await.unwrap(),
             None,
             "{name}"
         );
         assert!(
-            store.call_requests(424242).await.unwrap().is_none(),
+            store.call_requests(CallId(424242)).await.unwrap().is_none(),
             "{name}"
         );
         answers.push(calls);
@@ -119,6 +121,10 @@ async fn a_session_deleted_meanwhile_is_not_brought_back_by_a_refresh() {
         store.delete_session("s1").await.unwrap();
         store.touch_session("s1", start_time()).await.unwrap();
         assert_eq!(store.session("s1").await.unwrap(), None, "{name}");
-        assert_eq!(store.delete_all_sessions(77).await.unwrap(), 0, "{name}");
+        assert_eq!(
+            store.delete_all_sessions(AccountId(77)).await.unwrap(),
+            0,
+            "{name}"
+        );
     }
 }

@@ -10,14 +10,15 @@ use serde::{Deserialize, Serialize};
 
 use chrono::{DateTime, Utc};
 use shared::auth::{self, Authenticator, Caller};
-use shared::config::secret_source;
 use shared::error::ApiError;
 use shared::error::Problem;
 use shared::extract::{Json, JsonResponse};
+use shared::ids::{AccountId, PortalId};
 use shared::notify::{SmsSender, SnsSms};
 use shared::phone::{self, DefaultRegion};
 use shared::records::{Account, Timestamp};
-use shared::runtime::Platform;
+use shared::runtime::{Platform, Services};
+use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{AuthStore, BoxError, OtpRequest, SendLog, Session, StoreError};
 use utoipa::ToSchema;
 
@@ -34,21 +35,24 @@ pub struct AuthState {
 
 impl AuthState {
     /// Wiring on Lambda: the OTP key from Secrets Manager (or `OTP_HASH_KEY`), SMS via SNS.
+    pub fn new(services: &Services, sms: Arc<dyn SmsSender>, otp_key: Arc<[u8]>) -> Self {
+        Self {
+            store: services.store.clone(),
+            sms,
+            authenticator: services.authenticator(),
+            region: services.region,
+            otp_key,
+        }
+    }
+
+    /// The state on Lambda: SMS through SNS, the OTP key from the environment or Secrets
+    /// Manager.
     pub async fn for_lambda(platform: &Platform) -> Result<Self, BoxError> {
-        let key = secret_source(
-            |name| std::env::var(name).ok(),
-            "OTP_HASH_KEY",
-            "OTP_HASH_KEY_SECRET_ARN",
-        )?
-        .resolve(&platform.sdk)
-        .await?;
-        Ok(Self {
-            store: platform.store.clone(),
-            sms: Arc::new(SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk))),
-            authenticator: platform.authenticator.clone(),
-            region: platform.config.region,
-            otp_key: key.into_bytes().into(),
-        })
+        let key = platform
+            .secret("OTP_HASH_KEY", "OTP_HASH_KEY_SECRET_ARN")
+            .await?;
+        let sms = Arc::new(SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk)));
+        Ok(Self::new(&platform.services, sms, key.into()))
     }
 }
 
@@ -138,9 +142,6 @@ fn e164(raw: &str, region: DefaultRegion) -> Result<String, ApiError> {
     phone::normalise(raw, region).map_err(|reason| ApiError::field("phoneNumber", reason))
 }
 
-/// Concurrent requests for one number race on the send log's version; a loser re-reads.
-const SAVE_ATTEMPTS: usize = 3;
-
 /// Sends a login code by SMS when an account has the number. Every well-formed number gets the
 /// same 202, so numbers cannot be enumerated. Not in interface v1: the code has to come from
 /// somewhere.
@@ -158,7 +159,10 @@ async fn request_otp(
 ) -> Result<JsonResponse<OtpIssued>, ApiError> {
     let phone = e164(&body.phone_number, state.region)?;
     let window = Duration::hours(1);
-    for _ in 0..SAVE_ATTEMPTS {
+    // A concurrent request for the same number changed its send log: read it again.
+    let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the number's send log");
+    loop {
+        rounds.start().await?;
         let (account, log) = state.store.otp_context(&phone).await?;
         let now = state.authenticator.clock.now();
         let mut recent: Vec<Timestamp> = log
@@ -190,10 +194,13 @@ async fn request_otp(
             sent_at: recent,
             version: log.version + 1,
         };
-        match state.store.save_otp(&request, &next_log, log.version).await {
-            Ok(()) => {}
-            Err(StoreError::ConditionFailed) => continue,
-            Err(other) => return Err(other.into()),
+        if let Round::Lost = state
+            .store
+            .save_otp(&request, &next_log, log.version)
+            .await
+            .or_lost()?
+        {
+            continue;
         }
         // Only a number with an account gets a message; the answer is the same either way.
         if account.is_some() {
@@ -209,10 +216,6 @@ async fn request_otp(
         })
         .with_status(StatusCode::ACCEPTED));
     }
-    Err(ApiError::TooManyRequests {
-        detail: "Codes for this number are being requested concurrently.".into(),
-        retry_after_secs: 1,
-    })
 }
 
 /// Exchanges a code for a session. A wrong, expired, used or mismatched code is one generic 401.
@@ -269,8 +272,8 @@ async fn validate_otp(
     let token = auth::new_session_token();
     let session = Session {
         token_hash: auth::token_hash(&token),
-        account_id: account.id,
-        portal_id: account.portal_id,
+        account_id: AccountId(account.id),
+        portal_id: PortalId(account.portal_id),
         created_at: now,
         last_seen_at: now,
         expires_at: now + state.authenticator.rules.session_absolute,

@@ -14,9 +14,10 @@ use serde::Deserialize;
 use shared::auth::{Authenticator, Caller};
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
+use shared::ids::ClientId;
 use shared::phone::{self, DefaultRegion};
 use shared::records::Client;
-use shared::runtime::Platform;
+use shared::runtime::Services;
 use shared::store::{ClientChanges, ClientField, ClientPageRequest, ClientStore};
 use shared::validate::{self, Validator};
 
@@ -36,11 +37,11 @@ pub struct ClientsState {
 }
 
 impl ClientsState {
-    pub fn for_lambda(platform: &Platform) -> Self {
+    pub fn new(services: &Services) -> Self {
         Self {
-            clients: platform.store.clone(),
-            authenticator: platform.authenticator.clone(),
-            region: platform.config.region,
+            clients: services.store.clone(),
+            authenticator: services.authenticator(),
+            region: services.region,
         }
     }
 }
@@ -102,7 +103,10 @@ fn page_request(query: ListQuery) -> Result<ClientPageRequest, ApiError> {
         .cursor
         .and_then(|cursor| validator.check("cursor", decode_cursor(&cursor)));
     validator.finish()?;
-    Ok(ClientPageRequest { after, limit })
+    Ok(ClientPageRequest {
+        after: after.map(ClientId),
+        limit,
+    })
 }
 
 /// Every client of the caller's portal that is not deleted, by id. With `?limit=N` one page,
@@ -239,7 +243,7 @@ async fn update_client(
     let now = state.authenticator.clock.now();
     let client = state
         .clients
-        .update_client(caller.portal_id, id, &changes, now)
+        .update_client(caller.portal_id, ClientId(id), &changes, now)
         .await?
         .ok_or(ApiError::NotFound("client"))?;
     Ok(JsonResponse::ok(client))

@@ -7,6 +7,7 @@ use axum::Router;
 use axum::extract::{FromRef, State};
 use axum::routing::get;
 use serde::Deserialize;
+use shared::ids::ContactDetailId;
 use shared::zone::Zone;
 
 use shared::auth::{Authenticator, Caller};
@@ -15,7 +16,7 @@ use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
 use shared::phone::{self, DefaultRegion};
 use shared::records::ContactDetail;
-use shared::runtime::Platform;
+use shared::runtime::Services;
 use shared::store::{ContactDetailChanges, ContactDetailStore};
 use shared::validate::{self, Validator, required};
 
@@ -39,12 +40,12 @@ pub struct ContactDetailsState {
 }
 
 impl ContactDetailsState {
-    pub fn for_lambda(platform: &Platform) -> Self {
+    pub fn new(services: &Services) -> Self {
         Self {
-            contacts: platform.store.clone(),
-            authenticator: platform.authenticator.clone(),
-            region: platform.config.region,
-            time_zone: platform.config.time_zone.clone(),
+            contacts: services.store.clone(),
+            authenticator: services.authenticator(),
+            region: services.region,
+            time_zone: services.time_zone.clone(),
         }
     }
 }
@@ -125,7 +126,7 @@ async fn get_contact_detail(
 ) -> Result<JsonResponse<ContactDetail>, ApiError> {
     state
         .contacts
-        .contact_detail(caller.portal_id, id)
+        .contact_detail(caller.portal_id, ContactDetailId(id))
         .await?
         .map(JsonResponse::ok)
         .ok_or(ApiError::NotFound("contact detail"))
@@ -285,7 +286,7 @@ async fn replace_contact_detail(
     let changes = body.changes(state.region)?;
     state
         .contacts
-        .update_contact_detail(caller.portal_id, id, &changes)
+        .update_contact_detail(caller.portal_id, ContactDetailId(id), &changes)
         .await?
         .map(JsonResponse::ok)
         .ok_or(ApiError::NotFound("contact detail"))

@@ -19,7 +19,7 @@ const MAX_ID: usize = validate::MAX_SHORT_TEXT;
 /// DynamoDB's 400 KB.
 const MAX_ANSWER_TEXT: usize = 2_000;
 /// One answer per question, and a questionnaire has at most this many questions.
-pub const MAX_ANSWERS: usize = shared::store::MAX_QUESTIONS;
+pub const MAX_ANSWERS: usize = shared::domain::MAX_QUESTIONS;
 /// A call may last at most this long; anything longer is a broken timestamp.
 const MAX_CALL: TimeDelta = TimeDelta::hours(24);
 

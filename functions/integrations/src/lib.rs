@@ -16,12 +16,14 @@ use events::{CallAnalyzed, CallEnded, VoiceEvent};
 use shared::clock::Clock;
 use shared::error::{ApiError, Problem};
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
+use shared::ids::{EntryId, PortalId, QuestionnaireId};
 use shared::phone::DefaultRegion;
 use shared::records::{Client, PhoneCall, TranscriptLine};
-use shared::runtime::Platform;
+use shared::runtime::{Platform, Services};
+use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
     DeliveryState, DueEntry, EntryCompletion, HeldAnalysis, IngestStore, NewCall, NewRequest,
-    RecordedAnalysis, StoreError,
+    RecordedAnalysis,
 };
 use shared::webhook::{self, SignatureError};
 
@@ -34,9 +36,6 @@ pub struct ApiDoc;
 
 pub const PORTAL_HEADER: &str = "x-portal-id";
 pub const SIGNATURE_HEADER: &str = "x-signature";
-/// Rounds a delivery may lose to concurrent writes of the same conversation before it answers
-/// 503 (the platform delivers again).
-const ATTEMPTS: usize = 3;
 
 #[derive(Clone)]
 pub struct IntegrationsState {
@@ -50,19 +49,21 @@ pub struct IntegrationsState {
 impl IntegrationsState {
     /// Reads the webhook master secret once, at cold start (`WEBHOOK_SECRET`, or the Secrets
     /// Manager secret named by `WEBHOOK_SECRET_ARN`).
+    pub fn new(services: &Services, webhook_master: Arc<[u8]>) -> Self {
+        Self {
+            store: services.store.clone(),
+            clock: services.clock.clone(),
+            webhook_master,
+            region: services.region,
+        }
+    }
+
+    /// The state on Lambda: the webhook master secret from the environment or Secrets Manager.
     pub async fn for_lambda(platform: &Platform) -> Result<Self, shared::store::BoxError> {
-        let source = shared::config::secret_source(
-            |name| std::env::var(name).ok(),
-            "WEBHOOK_SECRET",
-            "WEBHOOK_SECRET_ARN",
-        )?;
-        let master = source.resolve(&platform.sdk).await?;
-        Ok(Self {
-            store: platform.store.clone(),
-            clock: platform.authenticator.clock.clone(),
-            webhook_master: master.into_bytes().into(),
-            region: platform.config.region,
-        })
+        let master = platform
+            .secret("WEBHOOK_SECRET", "WEBHOOK_SECRET_ARN")
+            .await?;
+        Ok(Self::new(&platform.services, master.into()))
     }
 }
 
@@ -173,12 +174,6 @@ fn repeated(
     ))
 }
 
-fn kept_changing() -> ApiError {
-    ApiError::Unavailable(StoreError::Throttled(
-        "the conversation kept changing during the delivery".into(),
-    ))
-}
-
 async fn call_ended(
     state: &IntegrationsState,
     portal_id: i32,
@@ -186,17 +181,21 @@ async fn call_ended(
 ) -> Result<JsonResponse<Ingested>, ApiError> {
     let store = &state.store;
     let entry_id = event.questionnaire_client_id();
-    for _ in 0..ATTEMPTS {
+    // The delivery state or the entry changed since it was read (a concurrent delivery of
+    // the same call): read again.
+    let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the conversation");
+    loop {
+        rounds.start().await?;
         let (delivery, entry) = futures::future::try_join(
             store.delivery_state(
-                portal_id,
+                PortalId(portal_id),
                 &event.event_id,
                 &event.conversation_uuid,
                 event.connected_to_conversation_uuid.as_deref(),
             ),
             async {
                 match entry_id {
-                    Some(id) => store.entry_by_id(id).await,
+                    Some(id) => store.entry_by_id(EntryId(id)).await,
                     None => Ok(None),
                 }
             },
@@ -215,7 +214,7 @@ async fn call_ended(
             Some(due) => (due.entry.client_id, false),
             None => {
                 let matches = store
-                    .clients_by_number(portal_id, event.client_number())
+                    .clients_by_number(PortalId(portal_id), event.client_number())
                     .await?;
                 match client_for_number(&matches, event.client_number()) {
                     Some(client_id) => (client_id, false),
@@ -248,7 +247,9 @@ async fn call_ended(
             Some(entry) => {
                 let answers = match &delivery.held {
                     Some(held) if !held.analysis.answers.is_empty() => {
-                        let questions = store.questions(entry.entry.questionnaire_id).await?;
+                        let questions = store
+                            .questions(QuestionnaireId(entry.entry.questionnaire_id))
+                            .await?;
                         held.analysis.answer_records(entry.entry.id, &questions)
                     }
                     _ => Vec::new(),
@@ -289,25 +290,20 @@ async fn call_ended(
             completion,
             held_event_id: delivery.held.as_ref().map(|held| held.event_id.clone()),
         };
-        match store.record_call(&new).await {
-            Ok(call_id) => {
-                tracing::info!(
-                    portal_id,
-                    call_id,
-                    lines = new.lines.len(),
-                    requests = new.requests.len(),
-                    is_unknown,
-                    entry_completed = new.completion.is_some(),
-                    analysis_merged = new.held_event_id.is_some(),
-                    "call recorded"
-                );
-                return Ok(Ingested::answer(Some(call_id)));
-            }
-            Err(StoreError::ConditionFailed) => continue,
-            Err(other) => return Err(other.into()),
+        if let Round::Done(call_id) = store.record_call(&new).await.or_lost()? {
+            tracing::info!(
+                portal_id,
+                call_id = call_id.get(),
+                lines = new.lines.len(),
+                requests = new.requests.len(),
+                is_unknown,
+                entry_completed = new.completion.is_some(),
+                analysis_merged = new.held_event_id.is_some(),
+                "call recorded"
+            );
+            return Ok(Ingested::answer(Some(call_id.get())));
         }
     }
-    Err(kept_changing())
 }
 
 /// The entry a questionnaire call completes: one of this portal's entries that no call has
@@ -374,9 +370,17 @@ async fn call_analyzed(
 ) -> Result<JsonResponse<Ingested>, ApiError> {
     let store = &state.store;
     let analysis = event.analysis();
-    for _ in 0..ATTEMPTS {
+    // A concurrent delivery recorded the conversation or the event meanwhile: read again.
+    let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the conversation");
+    loop {
+        rounds.start().await?;
         let delivery = store
-            .delivery_state(portal_id, &event.event_id, &event.conversation_uuid, None)
+            .delivery_state(
+                PortalId(portal_id),
+                &event.event_id,
+                &event.conversation_uuid,
+                None,
+            )
             .await?;
         if let Some(receipt) = &delivery.receipt {
             return repeated(receipt, &event.conversation_uuid, &delivery);
@@ -385,7 +389,9 @@ async fn call_analyzed(
             Some(conversation) => {
                 let answers = match conversation.entry {
                     Some(entry) if !analysis.answers.is_empty() => {
-                        let questions = store.questions(entry.questionnaire_id).await?;
+                        let questions = store
+                            .questions(QuestionnaireId(entry.questionnaire_id))
+                            .await?;
                         analysis.answer_records(entry.entry_id, &questions)
                     }
                     Some(_) => Vec::new(),
@@ -413,27 +419,22 @@ async fn call_analyzed(
                     analysis: analysis.clone(),
                 };
                 store
-                    .hold_analysis(portal_id, &event.conversation_uuid, &held)
+                    .hold_analysis(PortalId(portal_id), &event.conversation_uuid, &held)
                     .await
                     .map(|()| None)
             }
         };
-        match result {
-            Ok(phone_call_id) => {
-                tracing::info!(
-                    portal_id,
-                    phone_call_id,
-                    answers = analysis.answers.len(),
-                    held = phone_call_id.is_none(),
-                    "call analysis received"
-                );
-                return Ok(Ingested::answer(phone_call_id));
-            }
-            Err(StoreError::ConditionFailed) => continue,
-            Err(other) => return Err(other.into()),
+        if let Round::Done(phone_call_id) = result.or_lost()? {
+            tracing::info!(
+                portal_id,
+                phone_call_id,
+                answers = analysis.answers.len(),
+                held = phone_call_id.is_none(),
+                "call analysis received"
+            );
+            return Ok(Ingested::answer(phone_call_id));
         }
     }
-    Err(kept_changing())
 }
 
 #[cfg(test)]

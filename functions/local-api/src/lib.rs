@@ -21,41 +21,11 @@ use shared::extract::JsonResponse;
 use shared::notify::{Dialler, Outbox};
 use shared::phone::DefaultRegion;
 use shared::records::Timestamp;
-use shared::store::{
-    AuthStore, ClientStore, ContactDetailStore, IngestStore, OrganisationStore, PhoneCallReader,
-    PortalStore, QuestionnaireStore, SchedulerStore, SeedWriter,
-};
+use shared::runtime::Services;
+use shared::store::Store;
 
 /// The demo fixture served when no `--seed` is given.
 pub const DEMO_FIXTURE: &str = include_str!("../fixtures/demo.json");
-
-/// Everything one store has to offer the functions.
-pub trait Store:
-    AuthStore
-    + PhoneCallReader
-    + ClientStore
-    + PortalStore
-    + ContactDetailStore
-    + QuestionnaireStore
-    + SchedulerStore
-    + OrganisationStore
-    + IngestStore
-    + SeedWriter
-{
-}
-impl<T> Store for T where
-    T: AuthStore
-        + PhoneCallReader
-        + ClientStore
-        + PortalStore
-        + ContactDetailStore
-        + QuestionnaireStore
-        + SchedulerStore
-        + OrganisationStore
-        + IngestStore
-        + SeedWriter
-{
-}
 
 /// The pieces a local (or test) API is made of.
 pub struct LocalApi {
@@ -136,91 +106,60 @@ impl LocalApi {
         shared::auth::portal_import_secret(&self.import_master, portal_id)
     }
 
-    pub fn authenticator(&self) -> Authenticator {
-        Authenticator {
-            sessions: self.store.clone(),
+    /// What every function's state is built from, as on Lambda.
+    pub fn services(&self) -> Services {
+        Services {
+            store: self.store.clone(),
             clock: self.clock.clone(),
+            region: self.region,
+            time_zone: self.time_zone.clone(),
             rules: self.rules.clone(),
         }
     }
 
+    pub fn authenticator(&self) -> Authenticator {
+        self.services().authenticator()
+    }
+
     pub fn auth_state(&self) -> authentication::AuthState {
-        authentication::AuthState {
-            store: self.store.clone(),
-            sms: Arc::new(self.outbox.clone()),
-            authenticator: self.authenticator(),
-            region: self.region,
-            otp_key: self.otp_key.clone(),
-        }
+        let sms = Arc::new(self.outbox.clone());
+        authentication::AuthState::new(&self.services(), sms, self.otp_key.clone())
     }
 
     pub fn phone_calls_state(&self) -> phone_calls::PhoneCallsState {
-        phone_calls::PhoneCallsState {
-            calls: self.store.clone(),
-            authenticator: self.authenticator(),
-        }
+        phone_calls::PhoneCallsState::new(&self.services())
     }
 
     pub fn clients_state(&self) -> clients::ClientsState {
-        clients::ClientsState {
-            clients: self.store.clone(),
-            authenticator: self.authenticator(),
-            region: self.region,
-        }
+        clients::ClientsState::new(&self.services())
     }
 
     pub fn portals_state(&self) -> portals::PortalsState {
-        portals::PortalsState {
-            portals: self.store.clone(),
-            authenticator: self.authenticator(),
-            import_master: self.import_master.clone(),
-            rules: portals::ImportRules::default(),
-        }
+        portals::PortalsState::new(&self.services(), self.import_master.clone())
     }
 
     pub fn contact_details_state(&self) -> contact_details::ContactDetailsState {
-        contact_details::ContactDetailsState {
-            contacts: self.store.clone(),
-            authenticator: self.authenticator(),
-            region: self.region,
-            time_zone: self.time_zone.clone(),
-        }
+        contact_details::ContactDetailsState::new(&self.services())
     }
 
     pub fn questionnaires_state(&self) -> questionnaires::QuestionnairesState {
-        questionnaires::QuestionnairesState {
-            questionnaires: self.store.clone(),
-            authenticator: self.authenticator(),
-        }
+        questionnaires::QuestionnairesState::new(&self.services())
     }
 
     pub fn organisations_state(&self) -> organisations::OrganisationsState {
-        organisations::OrganisationsState {
-            organisations: self.store.clone(),
-            authenticator: self.authenticator(),
-            clock: self.clock.clone(),
-            indexes: Arc::default(),
-            region: self.region,
-            reranker: self.reranker.clone(),
-        }
+        organisations::OrganisationsState::new(&self.services(), self.reranker.clone())
     }
 
     pub fn integrations_state(&self) -> integrations::IntegrationsState {
-        integrations::IntegrationsState {
-            store: self.store.clone(),
-            clock: self.clock.clone(),
-            webhook_master: self.webhook_master.clone(),
-            region: self.region,
-        }
+        integrations::IntegrationsState::new(&self.services(), self.webhook_master.clone())
     }
 
     pub fn scheduler(&self) -> Scheduler {
-        Scheduler {
-            store: self.store.clone(),
-            dialler: self.dialler.clone(),
-            clock: self.clock.clone(),
-            config: self.scheduler_config.clone(),
-        }
+        Scheduler::new(
+            &self.services(),
+            self.dialler.clone(),
+            self.scheduler_config.clone(),
+        )
     }
 
     /// Every function's routes on one router, plus `/_dev/outbox` and `/_dev/run-scheduler`.

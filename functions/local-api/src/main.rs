@@ -3,14 +3,13 @@
 
 use std::sync::Arc;
 
-use local_api::{DEMO_FIXTURE, LocalApi, Store};
+use local_api::{DEMO_FIXTURE, LocalApi};
 use shared::clock::SystemClock;
-use shared::config::Tables;
+use shared::config::Config;
 use shared::fixture::Seed;
-use shared::phone::DefaultRegion;
 use shared::store::dynamo::DynamoStore;
 use shared::store::memory::MemoryStore;
-use shared::store::{BoxError, schema};
+use shared::store::{BoxError, Store, schema};
 
 struct Args {
     port: u16,
@@ -45,13 +44,6 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-fn env_or(name: &str, default: &str) -> String {
-    std::env::var(name)
-        .ok()
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| default.into())
-}
-
 /// A master secret from the environment, if set and not empty.
 fn env_secret(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|s| !s.is_empty())
@@ -74,16 +66,13 @@ async fn main() -> Result<(), BoxError> {
         println!("{document}");
         return Ok(());
     }
-    let region: DefaultRegion = env_or("PHONE_DEFAULT_REGION", "SE").parse()?;
+    let config = Config::for_local(|name| std::env::var(name).ok())?;
+    let region = config.region;
     let store: Arc<dyn Store> = if args.dynamodb {
         let sdk = shared::runtime::aws_config().await;
-        let tables = Tables {
-            data: env_or("DATA_TABLE", "call-handling-data"),
-            auth: env_or("AUTH_TABLE", "call-handling-auth"),
-        };
         let client = shared::store::dynamo::client_from(&sdk);
-        schema::create_tables(&client, &tables).await?;
-        Arc::new(DynamoStore::new(client, tables))
+        schema::create_tables(&client, &config.tables).await?;
+        Arc::new(DynamoStore::new(client, config.tables.clone()))
     } else {
         Arc::new(MemoryStore::new())
     };
@@ -92,7 +81,7 @@ async fn main() -> Result<(), BoxError> {
         None => DEMO_FIXTURE.to_string(),
     };
     let seed = Seed::load(&fixture, region, store.as_ref()).await?;
-    let time_zone = shared::config::time_zone(std::env::var("PORTAL_TIME_ZONE").ok().as_deref())?;
+    let time_zone = config.time_zone.clone();
     let mut api =
         LocalApi::new(store, Arc::new(SystemClock), region).with_time_zone(time_zone.clone());
     api.scheduler_config =

@@ -14,15 +14,17 @@ use chrono::TimeDelta;
 use serde::{Deserialize, Serialize};
 
 use shared::auth::{Authenticator, Caller};
-use shared::clock::{Clock, SystemClock};
+use shared::clock::Clock;
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse};
+use shared::ids::{CallId, ClientId, OrganisationId};
 use shared::matcher::index::{CallFacts, ClientIndex};
 use shared::matcher::score::{Ranked, SUGGESTION_THRESHOLD, rank};
 use shared::phone::{self, DefaultRegion};
 use shared::records::{PhoneCall, Timestamp};
-use shared::runtime::Platform;
-use shared::store::{FixLookup, OrganisationStore, StoreError, StoreResult};
+use shared::runtime::{Platform, Services};
+use shared::store::optimistic::{self, LostRace, Round};
+use shared::store::{FixLookup, OrganisationStore, StoreResult};
 use shared::validate::{self, Validator};
 
 use crate::rerank::{BedrockReranker, Reranker};
@@ -35,12 +37,7 @@ pub struct ApiDoc;
 /// Candidates an answer lists at most.
 pub const MAX_CANDIDATES: usize = 5;
 
-/// The most client requests a call may carry and still be fixed: the call, the client, the
-/// previous client and every request are one transaction of at most 100 writes.
-pub const MAX_FIX_REQUESTS: usize = 97;
-
-/// How often a fix whose reads went stale (a concurrent fix of the same call) is tried again.
-const FIX_ATTEMPTS: usize = 3;
+pub use shared::store::limits::MAX_FIX_REQUESTS;
 
 /// How long an organisation's client index is reused before it is built again: a client
 /// added or changed appears in suggestions within this time.
@@ -49,14 +46,14 @@ pub const INDEX_TTL: TimeDelta = TimeDelta::seconds(60);
 /// Client indexes by organisation, built on first use and rebuilt once older than the TTL.
 #[derive(Default)]
 pub struct IndexCache {
-    entries: Mutex<HashMap<i32, (Timestamp, Arc<ClientIndex>)>>,
+    entries: Mutex<HashMap<OrganisationId, (Timestamp, Arc<ClientIndex>)>>,
 }
 
 impl IndexCache {
     async fn get(
         &self,
         store: &dyn OrganisationStore,
-        organisation_id: i32,
+        organisation_id: OrganisationId,
         now: Timestamp,
     ) -> StoreResult<Arc<ClientIndex>> {
         let cached = self
@@ -91,15 +88,21 @@ pub struct OrganisationsState {
 }
 
 impl OrganisationsState {
-    pub fn for_lambda(platform: &Platform) -> Self {
+    pub fn new(services: &Services, reranker: Option<Arc<dyn Reranker>>) -> Self {
         Self {
-            organisations: platform.store.clone(),
-            authenticator: platform.authenticator.clone(),
-            clock: Arc::new(SystemClock),
+            organisations: services.store.clone(),
+            authenticator: services.authenticator(),
+            clock: services.clock.clone(),
             indexes: Arc::default(),
-            region: platform.config.region,
-            reranker: bedrock_reranker(&platform.sdk, |name| std::env::var(name).ok()),
+            region: services.region,
+            reranker,
         }
+    }
+
+    /// The state on Lambda: with the Bedrock re-ranker when `SUGGEST_MODEL_ID` is set.
+    pub fn for_lambda(platform: &Platform) -> Self {
+        let reranker = bedrock_reranker(&platform.sdk, |name| std::env::var(name).ok());
+        Self::new(&platform.services, reranker)
     }
 }
 
@@ -390,7 +393,7 @@ struct FixBody {
     responses(
         (status = 200, description = "The call as linked: `clientId`, `portalId` of the client, `isUnknown` false; its client requests move with it.", body = PhoneCall),
         (status = 404, description = "No such call or client in the caller's organisation.", body = Problem),
-        (status = 409, description = "The call has more client requests than one transaction can move, or kept changing.", body = Problem),
+        (status = 409, description = "The call has more client requests than one transaction can move.", body = Problem),
     ),
     security(("bearer" = []))
 )]
@@ -408,13 +411,17 @@ async fn fix_unknown_client(
     validator.finish()?;
     let (call_id, client_id) = call_id
         .zip(client_id)
+        .map(|(call, client)| (CallId(call), ClientId(client)))
         .ok_or_else(|| ApiError::internal("ids passed validation but are missing"))?;
     let organisation_id = state
         .organisations
         .organisation_of(caller.portal_id)
         .await?
         .ok_or(ApiError::NotFound("phone call"))?;
-    for _ in 0..FIX_ATTEMPTS {
+    // The call or a client may change between the read and the write: read again.
+    let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the phone call");
+    loop {
+        rounds.start().await?;
         let now = state.clock.now();
         let target = match state
             .organisations
@@ -432,18 +439,12 @@ async fn fix_unknown_client(
                 target.requests.len()
             )));
         }
-        match state
+        let fixed = state
             .organisations
             .fix_call(&target, primary_number.as_deref())
-            .await
-        {
-            Ok(()) => return Ok(JsonResponse::ok(target.fixed_call())),
-            // The call or a client changed between the read and the write: read again.
-            Err(StoreError::ConditionFailed) => continue,
-            Err(other) => return Err(other.into()),
+            .await;
+        if let Round::Done(()) = fixed.or_lost()? {
+            return Ok(JsonResponse::ok(target.fixed_call()));
         }
     }
-    Err(ApiError::Conflict(
-        "The call kept changing while it was being fixed; try again.".into(),
-    ))
 }

@@ -11,8 +11,9 @@ use http::HeaderMap;
 use shared::auth::{Authenticator, Caller};
 use shared::error::{ApiError, Problem};
 use shared::extract::{JsonFlavour, JsonResponse, PathId};
+use shared::ids::CallId;
 use shared::records::{ClientRequest, PhoneCall};
-use shared::runtime::Platform;
+use shared::runtime::Services;
 use shared::store::PhoneCallReader;
 
 /// The OpenAPI description of this function's routes.
@@ -27,10 +28,10 @@ pub struct PhoneCallsState {
 }
 
 impl PhoneCallsState {
-    pub fn for_lambda(platform: &Platform) -> Self {
+    pub fn new(services: &Services) -> Self {
         Self {
-            calls: platform.store.clone(),
-            authenticator: platform.authenticator.clone(),
+            calls: services.store.clone(),
+            authenticator: services.authenticator(),
         }
     }
 }
@@ -80,7 +81,7 @@ async fn get_call(
     let flavour = JsonFlavour::negotiate(&headers)?;
     let thread = state
         .calls
-        .call_with_connected(id)
+        .call_with_connected(CallId(id))
         .await?
         .filter(|thread| thread[0].portal_id == caller.portal_id)
         .ok_or(ApiError::NotFound("phone call"))?;
@@ -116,7 +117,7 @@ async fn get_requests(
     let flavour = JsonFlavour::negotiate(&headers)?;
     let (_, requests) = state
         .calls
-        .call_requests(id)
+        .call_requests(CallId(id))
         .await?
         .filter(|(call, _)| call.portal_id == caller.portal_id)
         .ok_or(ApiError::NotFound("phone call"))?;

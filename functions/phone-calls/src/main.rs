@@ -4,6 +4,6 @@
 async fn main() -> Result<(), lambda_http::Error> {
     shared::runtime::init_tracing();
     let platform = shared::runtime::Platform::from_env().await?;
-    let state = phone_calls::PhoneCallsState::for_lambda(&platform);
+    let state = phone_calls::PhoneCallsState::new(&platform.services);
     lambda_http::run(phone_calls::router(state)).await
 }

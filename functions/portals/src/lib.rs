@@ -12,10 +12,12 @@ use serde::{Deserialize, Serialize};
 use shared::auth::{self, Authenticator, Caller};
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
+use shared::ids::PortalId;
 use shared::national_id;
 use shared::records::{Portal, Timestamp};
-use shared::runtime::Platform;
-use shared::store::{ImportGuard, Imported, PortalStore, StoreError};
+use shared::runtime::{Platform, Services};
+use shared::store::optimistic::{self, LostRace, Round};
+use shared::store::{ImportGuard, Imported, PortalStore};
 
 /// The import body limit of DESIGN.md section 3: 1000 ids fit with room to spare.
 pub const IMPORT_BODY_LIMIT: usize = 1024 * 1024;
@@ -54,19 +56,21 @@ pub struct PortalsState {
 impl PortalsState {
     /// Reads the import master secret once, at cold start (`IMPORT_SECRET`, or the Secrets
     /// Manager secret named by `IMPORT_SECRET_ARN`).
-    pub async fn for_lambda(platform: &Platform) -> Result<Self, shared::store::BoxError> {
-        let source = shared::config::secret_source(
-            |name| std::env::var(name).ok(),
-            "IMPORT_SECRET",
-            "IMPORT_SECRET_ARN",
-        )?;
-        let master = source.resolve(&platform.sdk).await?;
-        Ok(Self {
-            portals: platform.store.clone(),
-            authenticator: platform.authenticator.clone(),
-            import_master: master.into_bytes().into(),
+    pub fn new(services: &Services, import_master: Arc<[u8]>) -> Self {
+        Self {
+            portals: services.store.clone(),
+            authenticator: services.authenticator(),
+            import_master,
             rules: ImportRules::default(),
-        })
+        }
+    }
+
+    /// The state on Lambda: the import master secret from the environment or Secrets Manager.
+    pub async fn for_lambda(platform: &Platform) -> Result<Self, shared::store::BoxError> {
+        let master = platform
+            .secret("IMPORT_SECRET", "IMPORT_SECRET_ARN")
+            .await?;
+        Ok(Self::new(&platform.services, master.into()))
     }
 }
 
@@ -111,7 +115,7 @@ async fn get_portal(
     }
     state
         .portals
-        .portal(id)
+        .portal(PortalId(id))
         .await?
         .map(JsonResponse::ok)
         .ok_or(ApiError::NotFound("portal"))
@@ -210,7 +214,7 @@ async fn import_clients(
     }
     for imported in state
         .portals
-        .import_clients(portal_id, &national_ids)
+        .import_clients(PortalId(portal_id), &national_ids)
         .await?
     {
         match imported {
@@ -264,9 +268,12 @@ async fn authorise(state: &PortalsState, portal_id: i32, secret: &str) -> Result
         return Err(ApiError::Unauthorized);
     }
     let expected = auth::portal_import_secret(&state.import_master, portal_id);
-    for _ in 0..3 {
+    // Another failed attempt recorded meanwhile: count this one on top of it.
+    let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the import guard");
+    loop {
+        rounds.start().await?;
         let now = state.authenticator.clock.now();
-        let context = state.portals.import_context(portal_id).await?;
+        let context = state.portals.import_context(PortalId(portal_id)).await?;
         let mut failures = recent_failures(&context.guard, now, state.rules.window);
         if failures.len() >= state.rules.max_failures {
             let free_at = failures[failures.len() - state.rules.max_failures] + state.rules.window;
@@ -286,23 +293,15 @@ async fn authorise(state: &PortalsState, portal_id: i32, secret: &str) -> Result
             failures,
             version: context.guard.version + 1,
         };
-        match state
+        let saved = state
             .portals
-            .save_import_guard(portal_id, &guard, context.guard.version)
-            .await
-        {
-            Ok(()) => {
-                tracing::warn!(portal_id, "import refused: wrong secret or unknown portal");
-                return Err(ApiError::Unauthorized);
-            }
-            // Another attempt was recorded meanwhile; count this one on top of it.
-            Err(StoreError::ConditionFailed) => continue,
-            Err(other) => return Err(other.into()),
+            .save_import_guard(PortalId(portal_id), &guard, context.guard.version)
+            .await;
+        if let Round::Done(()) = saved.or_lost()? {
+            tracing::warn!(portal_id, "import refused: wrong secret or unknown portal");
+            return Err(ApiError::Unauthorized);
         }
     }
-    Err(ApiError::Unavailable(StoreError::Throttled(
-        "import guard kept changing".into(),
-    )))
 }
 
 #[cfg(test)]

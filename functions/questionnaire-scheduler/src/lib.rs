@@ -14,14 +14,15 @@ use chrono::{NaiveTime, TimeDelta};
 use futures::{StreamExt, TryStreamExt};
 use serde::Serialize;
 
-use shared::clock::{Clock, SystemClock};
+use shared::clock::Clock;
 use shared::config::ConfigError;
 use shared::contact_window::{Window, parse_time};
+use shared::domain::Schedule;
 use shared::error::error_chain;
 use shared::notify::{Dialler, DiallerMessage, SqsDialler};
 use shared::records::Timestamp;
-use shared::runtime::Platform;
-use shared::store::{CallTargets, Claim, DueEntry, Schedule, SchedulerStore, StoreError};
+use shared::runtime::{Platform, Services};
+use shared::store::{CallTargets, Claim, DueEntry, SchedulerStore, StoreError};
 
 /// Entries read, claimed and sent together: their clients and (up to four) questionnaires fit
 /// one 100-key BatchGetItem; ten SendMessageBatch requests.
@@ -171,6 +172,16 @@ pub struct Scheduler {
 
 impl Scheduler {
     /// The Lambda's scheduler: the DynamoDB store and the queue named by `DIALLER_QUEUE_URL`.
+    pub fn new(services: &Services, dialler: Arc<dyn Dialler>, config: SchedulerConfig) -> Self {
+        Self {
+            store: services.store.clone(),
+            dialler,
+            clock: services.clock.clone(),
+            config,
+        }
+    }
+
+    /// The scheduler on Lambda: attempts go to the SQS queue `DIALLER_QUEUE_URL`.
     pub fn for_lambda(platform: &Platform) -> Result<Self, ConfigError> {
         let lookup = |name: &str| std::env::var(name).ok();
         let queue_url = lookup("DIALLER_QUEUE_URL")
@@ -179,15 +190,9 @@ impl Scheduler {
                 name: "DIALLER_QUEUE_URL",
                 problem: "is not set".into(),
             })?;
-        Ok(Self {
-            store: platform.store.clone(),
-            dialler: Arc::new(SqsDialler::new(
-                aws_sdk_sqs::Client::new(&platform.sdk),
-                queue_url,
-            )),
-            clock: Arc::new(SystemClock),
-            config: SchedulerConfig::from_lookup(platform.config.time_zone.clone(), lookup)?,
-        })
+        let dialler = SqsDialler::new(aws_sdk_sqs::Client::new(&platform.sdk), queue_url);
+        let config = SchedulerConfig::from_lookup(platform.services.time_zone.clone(), lookup)?;
+        Ok(Self::new(&platform.services, Arc::new(dialler), config))
     }
 
     /// One scheduled invocation. Failed attempts make the invocation fail, so that Lambda's
@@ -404,7 +409,7 @@ impl Scheduler {
             questionnaire_id: questionnaire.id,
             first_message: questionnaire.first_message.clone(),
             client_id: client.id,
-            portal_id: due.portal_id,
+            portal_id: due.portal_id.get(),
             name: client.name.clone(),
             phone_number: number.to_string(),
             language: client.language.clone(),

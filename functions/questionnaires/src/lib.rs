@@ -12,19 +12,19 @@ use http::{HeaderValue, StatusCode, header};
 use serde::{Deserialize, Serialize};
 
 use shared::auth::{Authenticator, Caller};
+use shared::domain::Schedule;
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
+use shared::ids::QuestionnaireId;
 use shared::records::{
     Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp,
 };
-use shared::runtime::Platform;
-use shared::store::{
-    AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, Schedule, StartOutcome,
-};
+use shared::runtime::Services;
+use shared::store::{AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, StartOutcome};
 use shared::validate::{self, Validator, required};
 
 /// The most clients one start request may name: one transaction holds them all.
-pub const MAX_START_ENTRIES: usize = 100;
+pub const MAX_START_ENTRIES: usize = shared::store::limits::TRANSACTION_LIMIT;
 
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]
@@ -43,10 +43,10 @@ pub struct QuestionnairesState {
 }
 
 impl QuestionnairesState {
-    pub fn for_lambda(platform: &Platform) -> Self {
+    pub fn new(services: &Services) -> Self {
         Self {
-            questionnaires: platform.store.clone(),
-            authenticator: platform.authenticator.clone(),
+            questionnaires: services.store.clone(),
+            authenticator: services.authenticator(),
         }
     }
 }
@@ -108,7 +108,7 @@ async fn get_questionnaire(
 ) -> Result<JsonResponse<QuestionnaireDetail>, ApiError> {
     let mut detail = state
         .questionnaires
-        .questionnaire(id, caller.portal_id)
+        .questionnaire(QuestionnaireId(id), caller.portal_id)
         .await?
         .ok_or(ApiError::NotFound("questionnaire"))?;
     detail.questions.sort_by_key(|q| (q.position, q.id));
@@ -211,7 +211,11 @@ async fn add_question(
     Json(body): Json<QuestionBody>,
 ) -> Result<Response, ApiError> {
     let question = body.question()?;
-    match state.questionnaires.add_question(id, &question).await? {
+    match state
+        .questionnaires
+        .add_question(QuestionnaireId(id), &question)
+        .await?
+    {
         AddQuestionOutcome::NoQuestionnaire => Err(ApiError::NotFound("questionnaire")),
         // The position is well-formed; only the questionnaire's current length rules it out.
         AddQuestionOutcome::PositionOutOfRange { max } => Err(ApiError::Conflict(format!(
@@ -388,7 +392,7 @@ async fn start_for_clients(
     let now = state.authenticator.clock.now();
     match state
         .questionnaires
-        .start_entries(id, caller.portal_id, &entries, now)
+        .start_entries(QuestionnaireId(id), caller.portal_id, &entries, now)
         .await?
     {
         StartOutcome::NoQuestionnaire => Err(ApiError::NotFound("questionnaire")),

@@ -4,6 +4,6 @@
 async fn main() -> Result<(), lambda_http::Error> {
     shared::runtime::init_tracing();
     let platform = shared::runtime::Platform::from_env().await?;
-    let state = questionnaires::QuestionnairesState::for_lambda(&platform);
+    let state = questionnaires::QuestionnairesState::new(&platform.services);
     lambda_http::run(questionnaires::router(state)).await
 }

@@ -2,6 +2,15 @@
 //! conversation already recorded, an analysis held until its call arrives, and a new call with
 //! everything its final transaction makes visible at once.
 
+use async_trait::async_trait;
+
+use crate::records::Client;
+
+use crate::ids::{CallId, EntryId, PortalId, QuestionnaireId};
+
+pub(crate) mod dynamo;
+mod memory;
+
 use serde::{Deserialize, Serialize};
 
 use super::{DueEntry, StoreError, StoreResult};
@@ -233,4 +242,43 @@ pub struct RecordedAnalysis {
     pub conversation: Conversation,
     pub analysis: Analysis,
     pub answers: Vec<Answer>,
+}
+
+/// Call ingestion's reads and writes, always within the portal that signed the delivery.
+#[async_trait]
+pub trait IngestStore: Send + Sync + 'static {
+    /// The entry with this id, open or closed, as it is stored (with its portal, schedule and
+    /// any attempt a scheduler pass holds); `None` when no entry has the id.
+    async fn entry_by_id(&self, entry_id: EntryId) -> StoreResult<Option<DueEntry>>;
+    /// Everything a delivery depends on, in one read: its receipt, its conversation, a held
+    /// analysis of it, and the conversation it is a leg of.
+    async fn delivery_state(
+        &self,
+        portal_id: PortalId,
+        event_id: &str,
+        conversation_uuid: &str,
+        connected_uuid: Option<&str>,
+    ) -> StoreResult<DeliveryState>;
+    /// The portal's live clients whose `phone` or `primaryNumber` is `number` (E.164); their
+    /// derived call fields are not computed.
+    async fn clients_by_number(
+        &self,
+        portal_id: PortalId,
+        number: &str,
+    ) -> StoreResult<Vec<Client>>;
+    async fn questions(&self, questionnaire_id: QuestionnaireId) -> StoreResult<Vec<Question>>;
+    /// Records the call and returns its id. `ConditionFailed`, with nothing visible, when the
+    /// delivery state or the entry changed since they were read.
+    async fn record_call(&self, call: &NewCall) -> StoreResult<CallId>;
+    /// Keeps an analysis whose call has not arrived, with the delivery's receipt.
+    /// `ConditionFailed` when the conversation was recorded or the event received meanwhile.
+    async fn hold_analysis(
+        &self,
+        portal_id: PortalId,
+        conversation_uuid: &str,
+        held: &HeldAnalysis,
+    ) -> StoreResult<()>;
+    /// Writes an analysis onto its recorded call, its answers to the call's entry, and the
+    /// delivery's receipt; `ConditionFailed` when the event was received meanwhile.
+    async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<()>;
 }

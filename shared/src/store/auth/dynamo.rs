@@ -1,0 +1,365 @@
+//! Sessions and one-time passwords in the auth table.
+
+use crate::ids::AccountId;
+use crate::ids::PortalId;
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, ReturnValue, Update};
+use serde::{Deserialize, Serialize};
+
+use crate::records::{Account, Timestamp};
+use crate::store::dynamo::errors::{build_error, classify};
+use crate::store::dynamo::items::{
+    Item, from_item, key, n, s, to_item, ttl_attribute, version_guard,
+};
+use crate::store::dynamo::operations::{txn_delete, txn_put, txn_update};
+use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::limits::TRANSACTION_LIMIT;
+use crate::store::optimistic::{self, LostRace, Round};
+use crate::store::{
+    AuthStore, OtpRequest, SendLog, Session, SessionReader, StoreError, StoreResult,
+};
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SessionItem {
+    account_id: AccountId,
+    portal_id: PortalId,
+    created_at: Timestamp,
+    last_seen_at: Timestamp,
+    expires_at: Timestamp,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct OtpItem {
+    request_id: String,
+    code_hash: String,
+    expires_at: Timestamp,
+    attempts: u32,
+    used: bool,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SendLogItem {
+    sent_at: Vec<Timestamp>,
+    version: u64,
+}
+
+pub(crate) fn otp_request_from(phone_number: &str, item: Item) -> StoreResult<OtpRequest> {
+    let otp: OtpItem = from_item(item)?;
+    Ok(OtpRequest {
+        phone_number: phone_number.to_string(),
+        request_id: otp.request_id,
+        code_hash: otp.code_hash,
+        expires_at: otp.expires_at,
+        attempts: otp.attempts,
+        used: otp.used,
+    })
+}
+
+pub(crate) const OTP_OPEN: &str = "requestId = :rid AND used = :false AND attempts < :max";
+
+pub(crate) fn otp_open_values(
+    request_id: &str,
+    max_attempts: u32,
+) -> HashMap<String, AttributeValue> {
+    HashMap::from([
+        (":rid".to_string(), s(request_id)),
+        (":false".to_string(), AttributeValue::Bool(false)),
+        (":max".to_string(), n(max_attempts)),
+    ])
+}
+
+#[async_trait]
+impl SessionReader for DynamoStore {
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(keys::session(token_hash), None)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(classify)?;
+        out.item
+            .map(|item| {
+                let stored: SessionItem = from_item(item)?;
+                Ok(Session {
+                    token_hash: token_hash.to_string(),
+                    account_id: stored.account_id,
+                    portal_id: stored.portal_id,
+                    created_at: stored.created_at,
+                    last_seen_at: stored.last_seen_at,
+                    expires_at: stored.expires_at,
+                })
+            })
+            .transpose()
+    }
+
+    async fn touch_session(&self, token_hash: &str, at: Timestamp) -> StoreResult<()> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(keys::session(token_hash), None)))
+            .update_expression("SET lastSeenAt = :at")
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_values(":at", s(at.to_rfc3339()))
+            .send()
+            .await
+            .map_err(classify);
+        match result {
+            Ok(_) | Err(StoreError::ConditionFailed) => Ok(()),
+            Err(other) => Err(other),
+        }
+    }
+}
+
+#[async_trait]
+impl AuthStore for DynamoStore {
+    async fn otp_context(&self, phone_number: &str) -> StoreResult<(Option<Account>, SendLog)> {
+        let (account, log) = self
+            .batch_get(
+                key(keys::account(phone_number), Some(keys::META)),
+                key(keys::otp_sends(phone_number), None),
+            )
+            .await?;
+        let log = match log {
+            Some(item) => {
+                let stored: SendLogItem = from_item(item)?;
+                SendLog {
+                    sent_at: stored.sent_at,
+                    version: stored.version,
+                }
+            }
+            None => SendLog::default(),
+        };
+        Ok((account.map(from_item).transpose()?, log))
+    }
+
+    async fn save_otp(
+        &self,
+        request: &OtpRequest,
+        log: &SendLog,
+        read_version: u64,
+    ) -> StoreResult<()> {
+        let phone = &request.phone_number;
+        let mut log_keys = key(keys::otp_sends(phone), None);
+        log_keys.extend([ttl_attribute(
+            log.sent_at
+                .iter()
+                .max()
+                .copied()
+                .unwrap_or(request.expires_at)
+                + chrono::Duration::hours(1),
+        )]);
+        let log_item = to_item(
+            &SendLogItem {
+                sent_at: log.sent_at.clone(),
+                version: log.version,
+            },
+            log_keys,
+        )?;
+        let (condition, values) = version_guard(read_version);
+        let guarded_log = Put::builder()
+            .table_name(&self.tables.auth)
+            .set_item(Some(log_item))
+            .condition_expression(condition)
+            .set_expression_attribute_values(values);
+        let mut otp_keys = key(keys::otp(phone), None);
+        otp_keys.extend([ttl_attribute(
+            request.expires_at + chrono::Duration::hours(1),
+        )]);
+        let otp_item = to_item(
+            &OtpItem {
+                request_id: request.request_id.clone(),
+                code_hash: request.code_hash.clone(),
+                expires_at: request.expires_at,
+                attempts: request.attempts,
+                used: request.used,
+            },
+            otp_keys,
+        )?;
+        self.transact(vec![
+            txn_put(guarded_log.build().map_err(build_error)?),
+            txn_put(self.auth_put(otp_item)),
+        ])
+        .await
+    }
+
+    async fn otp_and_account(
+        &self,
+        phone_number: &str,
+    ) -> StoreResult<(Option<OtpRequest>, Option<Account>)> {
+        let (account, otp) = self
+            .batch_get(
+                key(keys::account(phone_number), Some(keys::META)),
+                key(keys::otp(phone_number), None),
+            )
+            .await?;
+        Ok((
+            otp.map(|item| otp_request_from(phone_number, item))
+                .transpose()?,
+            account.map(from_item).transpose()?,
+        ))
+    }
+
+    async fn record_failed_attempt(
+        &self,
+        phone_number: &str,
+        request_id: &str,
+        max_attempts: u32,
+    ) -> StoreResult<u32> {
+        let mut values = otp_open_values(request_id, max_attempts);
+        values.insert(":one".into(), n(1));
+        let out = self
+            .client
+            .update_item()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(keys::otp(phone_number), None)))
+            .update_expression("ADD attempts :one")
+            .condition_expression(OTP_OPEN)
+            .set_expression_attribute_values(Some(values))
+            .return_values(ReturnValue::UpdatedNew)
+            .send()
+            .await
+            .map_err(classify)?;
+        match out.attributes.and_then(|mut a| a.remove("attempts")) {
+            Some(AttributeValue::N(count)) => count
+                .parse()
+                .map_err(|_| StoreError::Corrupt(format!("attempts {count:?}"))),
+            other => Err(StoreError::Corrupt(format!("attempts {other:?}"))),
+        }
+    }
+
+    async fn consume_otp(
+        &self,
+        phone_number: &str,
+        request_id: &str,
+        max_attempts: u32,
+        session: &Session,
+    ) -> StoreResult<()> {
+        let mut values = otp_open_values(request_id, max_attempts);
+        values.insert(":true".into(), AttributeValue::Bool(true));
+        let mark_used = Update::builder()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(keys::otp(phone_number), None)))
+            .update_expression("SET used = :true")
+            .condition_expression(OTP_OPEN)
+            .set_expression_attribute_values(Some(values))
+            .build()
+            .map_err(build_error)?;
+        let mut session_keys = key(keys::session(&session.token_hash), None);
+        session_keys.extend([ttl_attribute(session.expires_at)]);
+        let session_item = to_item(
+            &SessionItem {
+                account_id: session.account_id,
+                portal_id: session.portal_id,
+                created_at: session.created_at,
+                last_seen_at: session.last_seen_at,
+                expires_at: session.expires_at,
+            },
+            session_keys,
+        )?;
+        let create_session = Put::builder()
+            .table_name(&self.tables.auth)
+            .set_item(Some(session_item))
+            .condition_expression("attribute_not_exists(pk)")
+            .build()
+            .map_err(build_error)?;
+        // The account's list of session hashes lives as long as its newest session.
+        let index_session = Update::builder()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(
+                keys::account_sessions(session.account_id.get()),
+                None,
+            )))
+            .update_expression("ADD hashes :h, version :one SET #ttl = :ttl")
+            .expression_attribute_names("#ttl", "ttl")
+            .expression_attribute_values(":h", AttributeValue::Ss(vec![session.token_hash.clone()]))
+            .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":ttl", n(session.expires_at.timestamp()))
+            .build()
+            .map_err(build_error)?;
+        self.transact(vec![
+            txn_update(mark_used),
+            txn_put(create_session),
+            txn_update(index_session),
+        ])
+        .await
+    }
+
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
+        // The hash left in the account's list is harmless: logout of all deletes it again.
+        self.client
+            .delete_item()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(keys::session(token_hash), None)))
+            .send()
+            .await
+            .map_err(classify)?;
+        Ok(())
+    }
+
+    async fn delete_all_sessions(&self, account_id: AccountId) -> StoreResult<usize> {
+        let account_id = account_id.get();
+        let index_key = key(keys::account_sessions(account_id), None);
+        // A login adds a session between the read and the delete: read the index again.
+        let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the account's sessions");
+        loop {
+            rounds.start().await?;
+            let out = self
+                .client
+                .get_item()
+                .table_name(&self.tables.auth)
+                .set_key(Some(index_key.clone()))
+                .consistent_read(true)
+                .send()
+                .await
+                .map_err(classify)?;
+            let Some(mut index) = out.item else {
+                return Ok(0);
+            };
+            let hashes = match index.remove("hashes") {
+                Some(AttributeValue::Ss(hashes)) => hashes,
+                _ => Vec::new(),
+            };
+            let version = index.remove("version").unwrap_or_else(|| n(0));
+            let mut deletes = hashes
+                .iter()
+                .map(|hash| {
+                    Delete::builder()
+                        .table_name(&self.tables.auth)
+                        .set_key(Some(key(keys::session(hash), None)))
+                        .build()
+                        .map(txn_delete)
+                        .map_err(build_error)
+                })
+                .collect::<StoreResult<Vec<_>>>()?;
+            // The index goes last and only if no login added a session since it was read.
+            deletes.push(txn_delete(
+                Delete::builder()
+                    .table_name(&self.tables.auth)
+                    .set_key(Some(index_key.clone()))
+                    .condition_expression("version = :v")
+                    .expression_attribute_values(":v", version)
+                    .build()
+                    .map_err(build_error)?,
+            ));
+            let mut result = Ok(());
+            for chunk in deletes.chunks(TRANSACTION_LIMIT) {
+                result = self.transact(chunk.to_vec()).await;
+                if result.is_err() {
+                    break;
+                }
+            }
+            if let Round::Done(()) = result.or_lost()? {
+                return Ok(hashes.len());
+            }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! The in-memory store's side of this capability.
+
+use crate::ids::AccountId;
+use async_trait::async_trait;
+
+use crate::records::{Account, Timestamp};
+use crate::store::memory::MemoryStore;
+use crate::store::{
+    AuthStore, OtpRequest, SendLog, Session, SessionReader, StoreError, StoreResult,
+};
+
+#[async_trait]
+impl SessionReader for MemoryStore {
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>> {
+        Ok(self.lock().sessions.get(token_hash).cloned())
+    }
+
+    async fn touch_session(&self, token_hash: &str, at: Timestamp) -> StoreResult<()> {
+        if let Some(session) = self.lock().sessions.get_mut(token_hash) {
+            session.last_seen_at = at;
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl AuthStore for MemoryStore {
+    async fn otp_context(&self, phone_number: &str) -> StoreResult<(Option<Account>, SendLog)> {
+        let state = self.lock();
+        Ok((
+            state.accounts_by_phone.get(phone_number).cloned(),
+            state
+                .send_logs
+                .get(phone_number)
+                .cloned()
+                .unwrap_or_default(),
+        ))
+    }
+
+    async fn save_otp(
+        &self,
+        request: &OtpRequest,
+        log: &SendLog,
+        read_version: u64,
+    ) -> StoreResult<()> {
+        let mut state = self.lock();
+        let current = state
+            .send_logs
+            .get(&request.phone_number)
+            .map_or(0, |log| log.version);
+        if current != read_version {
+            return Err(StoreError::ConditionFailed);
+        }
+        state
+            .send_logs
+            .insert(request.phone_number.clone(), log.clone());
+        state
+            .otps
+            .insert(request.phone_number.clone(), request.clone());
+        Ok(())
+    }
+
+    async fn otp_and_account(
+        &self,
+        phone_number: &str,
+    ) -> StoreResult<(Option<OtpRequest>, Option<Account>)> {
+        let state = self.lock();
+        Ok((
+            state.otps.get(phone_number).cloned(),
+            state.accounts_by_phone.get(phone_number).cloned(),
+        ))
+    }
+
+    async fn record_failed_attempt(
+        &self,
+        phone_number: &str,
+        request_id: &str,
+        max_attempts: u32,
+    ) -> StoreResult<u32> {
+        let mut state = self.lock();
+        match state.otps.get_mut(phone_number) {
+            Some(otp)
+                if otp.request_id == request_id && !otp.used && otp.attempts < max_attempts =>
+            {
+                otp.attempts += 1;
+                Ok(otp.attempts)
+            }
+            _ => Err(StoreError::ConditionFailed),
+        }
+    }
+
+    async fn consume_otp(
+        &self,
+        phone_number: &str,
+        request_id: &str,
+        max_attempts: u32,
+        session: &Session,
+    ) -> StoreResult<()> {
+        let mut state = self.lock();
+        match state.otps.get_mut(phone_number) {
+            Some(otp)
+                if otp.request_id == request_id && !otp.used && otp.attempts < max_attempts =>
+            {
+                otp.used = true;
+            }
+            _ => return Err(StoreError::ConditionFailed),
+        }
+        state
+            .sessions
+            .insert(session.token_hash.clone(), session.clone());
+        state
+            .account_sessions
+            .entry(session.account_id)
+            .or_default()
+            .insert(session.token_hash.clone());
+        Ok(())
+    }
+
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
+        let mut state = self.lock();
+        if let Some(session) = state.sessions.remove(token_hash)
+            && let Some(hashes) = state.account_sessions.get_mut(&session.account_id)
+        {
+            hashes.remove(token_hash);
+        }
+        Ok(())
+    }
+
+    async fn delete_all_sessions(&self, account_id: AccountId) -> StoreResult<usize> {
+        let mut state = self.lock();
+        let hashes = state
+            .account_sessions
+            .remove(&account_id)
+            .unwrap_or_default();
+        for hash in &hashes {
+            state.sessions.remove(hash);
+        }
+        Ok(hashes.len())
+    }
+}

@@ -1,0 +1,208 @@
+//! Clients of one portal: pages of live clients, updates, and the item a client is stored as.
+
+use crate::ids::{ClientId, PortalId};
+use async_trait::async_trait;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+
+use crate::domain::CallStats;
+use crate::records::{Client, Timestamp};
+use crate::store::dynamo::errors::classify;
+use crate::store::dynamo::items::{Item, data_keys, from_item, key, n, s, to_item};
+use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::{
+    ClientChanges, ClientPage, ClientPageRequest, ClientStore, StoreError, StoreResult,
+};
+
+/// Items read beyond a client page, so that deleted clients rarely cost a second Query.
+pub(crate) const PAGE_SLACK: usize = 16;
+
+pub(crate) const CALL_STATS: &str = "callStats";
+
+/// A client as stored: the record (derived fields left empty) plus its call history.
+pub(crate) fn client_item(client: &Client, stats: &CallStats) -> StoreResult<Item> {
+    let stored = Client {
+        total_calls: 0,
+        last_call_at: None,
+        call_length_in_seconds: 0,
+        calls_last7_days: 0,
+        ..client.clone()
+    };
+    let mut item = to_item(
+        &stored,
+        data_keys(
+            keys::portal(client.portal_id),
+            keys::client(client.id),
+            None,
+        ),
+    )?;
+    item.insert(
+        CALL_STATS.into(),
+        serde_dynamo::to_attribute_value(stats)
+            .map_err(|e| StoreError::Corrupt(format!("cannot encode call stats: {e}")))?,
+    );
+    Ok(item)
+}
+
+/// A client as the API shows it: derived fields computed from its call history at `now`.
+pub(crate) fn client_from_item(mut item: Item, now: Timestamp) -> StoreResult<Client> {
+    let stats: CallStats = match item.remove(CALL_STATS) {
+        Some(value) => serde_dynamo::from_attribute_value(value)
+            .map_err(|e| StoreError::Corrupt(format!("call stats: {e}")))?,
+        None => CallStats::default(),
+    };
+    let mut client: Client = from_item(item)?;
+    stats.apply(&mut client, now);
+    Ok(client)
+}
+
+pub(crate) fn national_id_claim(portal_id: i32, national_id: &str, client_id: i32) -> Item {
+    let mut item = data_keys(
+        keys::portal(portal_id),
+        keys::national_id(national_id),
+        None,
+    );
+    item.insert("clientId".into(), n(client_id));
+    item
+}
+
+impl DynamoStore {
+    /// A consistent Query of the portal's clients from key `from` on, deleted ones filtered
+    /// out by DynamoDB, and only those also matching `condition` (over `#n`-style names and
+    /// `:v` values the caller adds) when given.
+    pub(crate) fn live_clients_query(
+        &self,
+        portal_id: i32,
+        from: &str,
+        condition: Option<&str>,
+    ) -> aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder {
+        let filter = match condition {
+            Some(condition) => format!("isDeleted = :false AND ({condition})"),
+            None => "isDeleted = :false".to_string(),
+        };
+        self.client
+            .query()
+            .table_name(&self.tables.data)
+            .key_condition_expression("pk = :pk AND sk BETWEEN :from AND :to")
+            .filter_expression(filter)
+            .expression_attribute_values(":pk", s(keys::portal(portal_id)))
+            .expression_attribute_values(":from", s(from))
+            .expression_attribute_values(":to", s(keys::CLIENTS_END))
+            .expression_attribute_values(":false", AttributeValue::Bool(false))
+            .consistent_read(true)
+    }
+
+    /// The query behind `GET /clients`: clients after `page.after`, deleted ones filtered out
+    /// by DynamoDB, pages read until the page is full plus one (to know whether more follow).
+    pub(crate) async fn client_items(
+        &self,
+        portal_id: i32,
+        page: ClientPageRequest,
+    ) -> StoreResult<Vec<Item>> {
+        let from = keys::client(page.after.map_or(0, |after| after.get().saturating_add(1)));
+        let wanted = page.limit.map(|limit| limit + 1);
+        let mut items = Vec::new();
+        let mut start_key = None;
+        loop {
+            let remaining = wanted.map(|wanted| wanted - items.len());
+            let out = self
+                .live_clients_query(portal_id, &from, None)
+                // DynamoDB applies `Limit` before the filter; a little slack keeps a page
+                // to one request when deleted clients fall inside it.
+                .set_limit(remaining.map(|r| i32::try_from(r + PAGE_SLACK).unwrap_or(i32::MAX)))
+                .set_exclusive_start_key(start_key)
+                .send()
+                .await
+                .map_err(classify)?;
+            items.extend(out.items.unwrap_or_default());
+            start_key = out.last_evaluated_key;
+            let full = wanted.is_some_and(|wanted| items.len() >= wanted);
+            if full || start_key.is_none() {
+                return Ok(items);
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl ClientStore for DynamoStore {
+    async fn clients(
+        &self,
+        portal_id: PortalId,
+        page: ClientPageRequest,
+        now: Timestamp,
+    ) -> StoreResult<ClientPage> {
+        let portal_id = portal_id.get();
+        let mut items = self.client_items(portal_id, page).await?;
+        let more = page.limit.is_some_and(|limit| items.len() > limit);
+        if let Some(limit) = page.limit {
+            items.truncate(limit);
+        }
+        let clients = items
+            .into_iter()
+            .map(|item| client_from_item(item, now))
+            .collect::<StoreResult<Vec<_>>>()?;
+        let next_after = if more {
+            clients.last().map(|client| ClientId(client.id))
+        } else {
+            None
+        };
+        Ok(ClientPage {
+            clients,
+            next_after,
+        })
+    }
+
+    async fn update_client(
+        &self,
+        portal_id: PortalId,
+        client_id: ClientId,
+        changes: &ClientChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Client>> {
+        let portal_id = portal_id.get();
+        let client_id = client_id.get();
+        let item_key = key(keys::portal(portal_id), Some(&keys::client(client_id)));
+        if changes.is_empty() {
+            let item = self
+                .get_data(keys::portal(portal_id), &keys::client(client_id))
+                .await?;
+            return item
+                .filter(|item| !matches!(item.get("isDeleted"), Some(AttributeValue::Bool(true))))
+                .map(|item| client_from_item(item, now))
+                .transpose();
+        }
+        // Only the named attributes are written, so concurrent changes of other fields (or of
+        // the call history) survive.
+        let mut update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.data)
+            .set_key(Some(item_key))
+            .condition_expression("attribute_exists(pk) AND isDeleted = :false")
+            .expression_attribute_values(":false", AttributeValue::Bool(false))
+            .return_values(ReturnValue::AllNew);
+        let mut assignments = Vec::with_capacity(changes.len());
+        for (i, (field, value)) in changes.iter().enumerate() {
+            assignments.push(format!("#f{i} = :v{i}"));
+            update = update
+                .expression_attribute_names(format!("#f{i}"), field.attribute())
+                .expression_attribute_values(
+                    format!(":v{i}"),
+                    value.clone().map_or(AttributeValue::Null(true), s),
+                );
+        }
+        let result = update
+            .update_expression(format!("SET {}", assignments.join(", ")))
+            .send()
+            .await
+            .map_err(classify);
+        match result {
+            Ok(out) => out
+                .attributes
+                .map(|item| client_from_item(item, now))
+                .transpose(),
+            Err(StoreError::ConditionFailed) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! The in-memory store's side of this capability.
+
+use crate::ids::CallId;
+use crate::ids::{EntryId, PortalId, QuestionnaireId};
+use async_trait::async_trait;
+
+use crate::fixture::counters;
+use crate::records::{Client, Question};
+use crate::store::memory::{MemoryStore, StoredEntry};
+use crate::store::{
+    DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, RecordedAnalysis, StoreError,
+    StoreResult,
+};
+
+#[async_trait]
+impl IngestStore for MemoryStore {
+    async fn entry_by_id(&self, entry_id: EntryId) -> StoreResult<Option<DueEntry>> {
+        let entry_id = entry_id.get();
+        Ok(self
+            .lock()
+            .entries
+            .get(&entry_id)
+            .map(StoredEntry::due_entry))
+    }
+
+    async fn delivery_state(
+        &self,
+        portal_id: PortalId,
+        event_id: &str,
+        conversation_uuid: &str,
+        connected_uuid: Option<&str>,
+    ) -> StoreResult<DeliveryState> {
+        let portal_id = portal_id.get();
+        let state = self.lock();
+        let conversation = |uuid: &str| {
+            state
+                .conversations
+                .get(&(portal_id, uuid.to_string()))
+                .copied()
+        };
+        Ok(DeliveryState {
+            receipt: state
+                .receipts
+                .get(&(portal_id, event_id.to_string()))
+                .cloned(),
+            conversation: conversation(conversation_uuid),
+            held: state
+                .held_analyses
+                .get(&(portal_id, conversation_uuid.to_string()))
+                .cloned(),
+            connected_to: connected_uuid.and_then(conversation),
+        })
+    }
+
+    async fn clients_by_number(
+        &self,
+        portal_id: PortalId,
+        number: &str,
+    ) -> StoreResult<Vec<Client>> {
+        let portal_id = portal_id.get();
+        Ok(self
+            .lock()
+            .clients
+            .values()
+            .filter(|client| client.portal_id == portal_id && !client.is_deleted)
+            .filter(|client| {
+                client.phone.as_deref() == Some(number)
+                    || client.primary_number.as_deref() == Some(number)
+            })
+            .cloned()
+            .collect())
+    }
+
+    async fn questions(&self, questionnaire_id: QuestionnaireId) -> StoreResult<Vec<Question>> {
+        let questionnaire_id = questionnaire_id.get();
+        Ok(self
+            .lock()
+            .questionnaires
+            .get(&questionnaire_id)
+            .map(|questionnaire| questionnaire.questions.clone())
+            .unwrap_or_default())
+    }
+
+    async fn record_call(&self, new: &NewCall) -> StoreResult<CallId> {
+        let mut state = self.lock();
+        let portal_id = new.portal_id;
+        let uuid =
+            new.call.conversation_uuid.clone().ok_or_else(|| {
+                StoreError::Corrupt("a call to record has no conversation".into())
+            })?;
+        let conversation_key = (portal_id, uuid.clone());
+        let held_now = state
+            .held_analyses
+            .get(&conversation_key)
+            .map(|held| held.event_id.clone());
+        let entry_as_read = new.completion.as_ref().is_none_or(|completion| {
+            let due = &completion.entry;
+            state.entries.get(&due.entry.id).is_some_and(|stored| {
+                if due.is_open() {
+                    stored.is_as_read(due)
+                } else {
+                    !stored.is_open() && stored.entry.phone_call_id.is_none()
+                }
+            })
+        });
+        let unchanged = !state
+            .receipts
+            .contains_key(&(portal_id, new.event_id.clone()))
+            && !state.conversations.contains_key(&conversation_key)
+            && held_now == new.held_event_id
+            && entry_as_read;
+        if !unchanged {
+            return Err(StoreError::ConditionFailed);
+        }
+        let call_id = state.next_id(counters::PHONE_CALL, 1)?;
+        let count = |n: usize| i32::try_from(n).map_err(|_| StoreError::Corrupt("count".into()));
+        let first_line = state.next_id(counters::TRANSCRIPT_LINE, count(new.lines.len())?)?;
+        let first_request = state.next_id(counters::CLIENT_REQUEST, count(new.requests.len())?)?;
+        let numbered = new.numbered(call_id, first_line, first_request)?;
+        state.lines.insert(call_id, numbered.lines);
+        state.requests.insert(call_id, numbered.requests);
+        state.calls.insert(call_id, numbered.call);
+        state
+            .conversations
+            .insert(conversation_key.clone(), new.conversation(call_id));
+        state
+            .receipts
+            .insert((portal_id, new.event_id.clone()), uuid);
+        state.held_analyses.remove(&conversation_key);
+        if let Some(completion) = &new.completion {
+            if let Some(stored) = state.entries.get_mut(&completion.entry.entry.id) {
+                stored.entry.phone_call_id = Some(call_id);
+                stored.close();
+            }
+            state.put_answers(completion.entry.entry.questionnaire_id, &completion.answers);
+        }
+        Ok(CallId(call_id))
+    }
+
+    async fn hold_analysis(
+        &self,
+        portal_id: PortalId,
+        conversation_uuid: &str,
+        held: &HeldAnalysis,
+    ) -> StoreResult<()> {
+        let portal_id = portal_id.get();
+        let mut state = self.lock();
+        let conversation_key = (portal_id, conversation_uuid.to_string());
+        let receipt_key = (portal_id, held.event_id.clone());
+        if state.conversations.contains_key(&conversation_key)
+            || state.receipts.contains_key(&receipt_key)
+        {
+            return Err(StoreError::ConditionFailed);
+        }
+        state
+            .receipts
+            .insert(receipt_key, conversation_uuid.to_string());
+        state.held_analyses.insert(conversation_key, held.clone());
+        Ok(())
+    }
+
+    async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<()> {
+        let mut state = self.lock();
+        let receipt_key = (recorded.portal_id, recorded.event_id.clone());
+        let call_id = recorded.conversation.phone_call_id;
+        if state.receipts.contains_key(&receipt_key) || !state.calls.contains_key(&call_id) {
+            return Err(StoreError::ConditionFailed);
+        }
+        if let Some(call) = state.calls.get_mut(&call_id) {
+            recorded.analysis.apply(call);
+        }
+        if let Some(entry) = recorded.conversation.entry {
+            state.put_answers(entry.questionnaire_id, &recorded.answers);
+        }
+        state
+            .receipts
+            .insert(receipt_key, recorded.conversation_uuid.clone());
+        Ok(())
+    }
+}

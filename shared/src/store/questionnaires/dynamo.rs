@@ -1,0 +1,361 @@
+//! Questionnaires, their questions, and the client entries the scheduler and ingestion share.
+
+use crate::ids::{PortalId, QuestionnaireId};
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::types::{AttributeValue, Put, Update};
+
+use crate::domain::{Schedule, entry_is_open, question_refusal};
+use crate::fixture::counters;
+use crate::records::{
+    Answer, Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary,
+    Timestamp,
+};
+use crate::store::clients::dynamo::client_from_item;
+use crate::store::dynamo::errors::build_error;
+use crate::store::dynamo::expression::Expression;
+use crate::store::dynamo::items::{
+    Item, attribute, data_keys, encode, from_item, key, n, pk_of, s, sk_of, to_item, version_guard,
+    version_of,
+};
+use crate::store::dynamo::operations::{txn_put, txn_update};
+use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::optimistic::{self, LostRace, Round};
+use crate::store::{
+    AddQuestionOutcome, DueEntry, NewEntry, NewQuestion, QuestionnaireStore, StartOutcome,
+    StoreError, StoreResult,
+};
+
+pub(crate) const SCHEDULE: &str = "schedule";
+pub(crate) const PENDING: &str = "pending";
+/// Rounds an insert may lose to concurrent inserts before it answers 503: more than
+/// `optimistic::ROUNDS`, since staff editing one questionnaire together all write one version.
+pub(crate) const QUESTION_INSERT_ROUNDS: u32 = 16;
+
+/// An entry as stored: open under `OPEN#{client}` in the due-time index, closed under
+/// `ENTRY#{id}`, with its schedule.
+pub(crate) fn entry_item(
+    entry: &QuestionnaireClientEntry,
+    portal_id: i32,
+    schedule: &Schedule,
+) -> StoreResult<Item> {
+    let pk = keys::questionnaire_portal(entry.questionnaire_id, portal_id);
+    let keys = match entry.next_try_at {
+        Some(next) if entry_is_open(entry, schedule) => data_keys(
+            pk,
+            keys::open_entry(entry.client_id),
+            Some((keys::due(entry.id), keys::due_at(next, entry.id))),
+        ),
+        _ => data_keys(pk, keys::closed_entry(entry.id), None),
+    };
+    let mut item = to_item(entry, keys)?;
+    item.insert("gsi2pk".into(), s(keys::entry_id(entry.id)));
+    item.insert(
+        SCHEDULE.into(),
+        serde_dynamo::to_attribute_value(schedule)
+            .map_err(|e| StoreError::Corrupt(format!("cannot encode schedule: {e}")))?,
+    );
+    Ok(item)
+}
+
+pub(crate) fn entry_from_item(mut item: Item) -> StoreResult<QuestionnaireClientEntry> {
+    item.remove(SCHEDULE);
+    item.remove(PENDING);
+    from_item(item)
+}
+
+pub(crate) fn due_entry_from_item(mut item: Item) -> StoreResult<DueEntry> {
+    let portal_id = keys::entry_portal(pk_of(&item))
+        .ok_or_else(|| StoreError::Corrupt(format!("entry key {:?}", pk_of(&item))))?;
+    let schedule = attribute(&mut item, SCHEDULE)?
+        .ok_or_else(|| StoreError::Corrupt("entry without schedule".into()))?;
+    let pending = attribute(&mut item, PENDING)?;
+    Ok(DueEntry {
+        entry: from_item(item)?,
+        portal_id: PortalId(portal_id),
+        schedule,
+        pending,
+    })
+}
+
+/// The key of the item holding an open entry the scheduler read.
+pub(crate) fn open_entry_key(due: &DueEntry) -> Item {
+    key(
+        keys::questionnaire_portal(due.entry.questionnaire_id, due.portal_id.get()),
+        Some(&keys::open_entry(due.entry.client_id)),
+    )
+}
+
+/// The condition that an open entry is still as the scheduler read it: the same entry (a
+/// client's `OPEN#` key is reused by its next entry), the same attempts, the same claim.
+pub(crate) fn entry_as_read(
+    due: &DueEntry,
+    expression: &mut Expression,
+) -> StoreResult<&'static str> {
+    expression
+        .name("#id", "id")
+        .value(":id", n(due.entry.id))
+        .name("#pending", PENDING);
+    Ok(match due.pending {
+        None => {
+            expression
+                .name("#schedule", SCHEDULE)
+                .name("#attempts", "attempts")
+                .value(":read", n(due.schedule.attempts));
+            "#id = :id AND #schedule.#attempts = :read AND attribute_not_exists(#pending)"
+        }
+        Some(pending) => {
+            expression
+                .name("#attempt", "attempt")
+                .name("#lease", "leaseUntil")
+                .value(":held", n(pending.attempt))
+                .value(":lease", encode(&pending.lease_until)?);
+            "#id = :id AND #pending.#attempt = :held AND #pending.#lease = :lease"
+        }
+    })
+}
+
+#[async_trait]
+impl QuestionnaireStore for DynamoStore {
+    async fn questionnaires(&self) -> StoreResult<Vec<QuestionnaireSummary>> {
+        self.query_all(
+            Some("gsi1"),
+            "gsi1pk = :list",
+            vec![(":list", s("QUESTIONNAIRES"))],
+        )
+        .await?
+        .into_iter()
+        .map(from_item)
+        .collect()
+    }
+
+    async fn questionnaire(
+        &self,
+        id: QuestionnaireId,
+        portal_id: PortalId,
+    ) -> StoreResult<Option<QuestionnaireDetail>> {
+        let id = id.get();
+        let portal_id = portal_id.get();
+        let (definition, portal) = futures::future::try_join(
+            self.query_all(None, "pk = :pk", vec![(":pk", s(keys::questionnaire(id)))]),
+            self.query_all(
+                None,
+                "pk = :pk",
+                vec![(":pk", s(keys::questionnaire_portal(id, portal_id)))],
+            ),
+        )
+        .await?;
+        let mut summary: Option<QuestionnaireSummary> = None;
+        let mut questions: Vec<Question> = Vec::new();
+        for item in definition {
+            match sk_of(&item) {
+                keys::META => summary = Some(from_item(item)?),
+                sk if sk.starts_with("QUESTION#") => questions.push(from_item(item)?),
+                _ => {}
+            }
+        }
+        let Some(summary) = summary else {
+            return Ok(None);
+        };
+        let mut clients = Vec::new();
+        let mut answers: Vec<Answer> = Vec::new();
+        for item in portal {
+            let sk = sk_of(&item);
+            if sk.starts_with("OPEN#") || sk.starts_with("ENTRY#") {
+                clients.push(entry_from_item(item)?);
+            } else if sk.starts_with("ANSWER#") {
+                answers.push(from_item(item)?);
+            }
+        }
+        Ok(Some(summary.into_detail(questions, answers, clients)))
+    }
+
+    async fn add_question(
+        &self,
+        questionnaire_id: QuestionnaireId,
+        question: &NewQuestion,
+    ) -> StoreResult<AddQuestionOutcome> {
+        let questionnaire_id = questionnaire_id.get();
+        let pk = keys::questionnaire(questionnaire_id);
+        let mut id = None;
+        // A concurrent insert changes the version; read again and shift again.
+        let mut rounds =
+            optimistic::Rounds::new(QUESTION_INSERT_ROUNDS, "the questionnaire's questions");
+        loop {
+            rounds.start().await?;
+            let items = self
+                .query_all(None, "pk = :pk", vec![(":pk", s(pk.clone()))])
+                .await?;
+            let mut exists = false;
+            let mut version = 0;
+            let mut questions: Vec<Question> = Vec::new();
+            for item in items {
+                match sk_of(&item) {
+                    keys::META => exists = true,
+                    keys::QUESTIONS_VERSION => version = version_of(&item)?,
+                    sk if sk.starts_with("QUESTION#") => questions.push(from_item(item)?),
+                    _ => {}
+                }
+            }
+            if !exists {
+                return Ok(AddQuestionOutcome::NoQuestionnaire);
+            }
+            // Our question is there: an earlier attempt landed and its answer was lost (the
+            // SDK retried a transaction that had been applied). Inserting again would shift it.
+            if let Some(landed) = id.and_then(|id| questions.iter().find(|q| q.id == id)) {
+                return Ok(AddQuestionOutcome::Added(landed.clone()));
+            }
+            if let Some(refusal) = question_refusal(&questions, question.position) {
+                return Ok(refusal);
+            }
+            let question_id = match id {
+                Some(id) => id,
+                None => *id.insert(self.reserve_ids(counters::QUESTION, 1).await?),
+            };
+            let added = Question {
+                id: question_id,
+                questionnaire_id,
+                position: question.position,
+                kind: Some(question.kind.clone()),
+                prompt: Some(question.prompt.clone()),
+                metadata: question.metadata.clone(),
+            };
+            let mut version_item = data_keys(pk.clone(), keys::QUESTIONS_VERSION.into(), None);
+            version_item.insert("version".into(), n(version + 1));
+            let (condition, values) = version_guard(version);
+            let guard = Put::builder()
+                .table_name(&self.tables.data)
+                .set_item(Some(version_item))
+                .condition_expression(condition)
+                .set_expression_attribute_values(values)
+                .build()
+                .map_err(build_error)?;
+            let mut writes = vec![
+                txn_put(guard),
+                self.data_put(
+                    to_item(
+                        &added,
+                        data_keys(pk.clone(), keys::question(question_id), None),
+                    )?,
+                    Some("attribute_not_exists(pk)"),
+                )?,
+            ];
+            for moved in questions.iter().filter(|q| q.position >= question.position) {
+                writes.push(txn_update(
+                    Update::builder()
+                        .table_name(&self.tables.data)
+                        .set_key(Some(key(pk.clone(), Some(&keys::question(moved.id)))))
+                        .update_expression("SET #position = :position")
+                        .expression_attribute_names("#position", "position")
+                        .expression_attribute_values(":position", n(moved.position + 1))
+                        .build()
+                        .map_err(build_error)?,
+                ));
+            }
+            if let Round::Done(()) = self.transact(writes).await.or_lost_transaction()? {
+                return Ok(AddQuestionOutcome::Added(added));
+            }
+        }
+    }
+
+    async fn start_entries(
+        &self,
+        questionnaire_id: QuestionnaireId,
+        portal_id: PortalId,
+        entries: &[NewEntry],
+        now: Timestamp,
+    ) -> StoreResult<StartOutcome> {
+        let questionnaire_id = questionnaire_id.get();
+        let portal_id = portal_id.get();
+        let entry_pk = keys::questionnaire_portal(questionnaire_id, portal_id);
+        let mut ids = None;
+        // A concurrent start opens an entry for one of these clients: read again.
+        let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the questionnaire's entries");
+        loop {
+            rounds.start().await?;
+            let mut wanted = vec![key(keys::questionnaire(questionnaire_id), Some(keys::META))];
+            for new in entries {
+                wanted.push(key(
+                    keys::portal(portal_id),
+                    Some(&keys::client(new.client_id)),
+                ));
+                wanted.push(key(
+                    entry_pk.clone(),
+                    Some(&keys::open_entry(new.client_id)),
+                ));
+            }
+            let mut exists = false;
+            let mut live_clients = std::collections::HashSet::new();
+            let mut open: HashMap<i32, QuestionnaireClientEntry> = HashMap::new();
+            for item in self.batch_get_data(wanted).await? {
+                let sk = sk_of(&item).to_string();
+                if sk == keys::META {
+                    exists = true;
+                } else if sk.starts_with("OPEN#") {
+                    let entry = entry_from_item(item)?;
+                    open.insert(entry.client_id, entry);
+                } else if !matches!(item.get("isDeleted"), Some(AttributeValue::Bool(true))) {
+                    live_clients.insert(client_from_item(item, now)?.id);
+                }
+            }
+            if !exists {
+                return Ok(StartOutcome::NoQuestionnaire);
+            }
+            let unknown: Vec<i32> = entries
+                .iter()
+                .map(|new| new.client_id)
+                .filter(|id| !live_clients.contains(id))
+                .collect();
+            if !unknown.is_empty() {
+                return Ok(StartOutcome::UnknownClients(unknown));
+            }
+            let fresh: Vec<&NewEntry> = entries
+                .iter()
+                .filter(|new| !open.contains_key(&new.client_id))
+                .collect();
+            let already_scheduled = entries
+                .iter()
+                .filter_map(|new| open.get(&new.client_id).cloned())
+                .collect();
+            if fresh.is_empty() {
+                return Ok(StartOutcome::Started {
+                    created: Vec::new(),
+                    already_scheduled,
+                });
+            }
+            let first = match ids {
+                Some((first, count)) if count >= fresh.len() => first,
+                _ => {
+                    let first = self
+                        .reserve_ids(counters::QUESTIONNAIRE_ENTRY, fresh.len())
+                        .await?;
+                    ids.insert((first, fresh.len())).0
+                }
+            };
+            let mut created = Vec::with_capacity(fresh.len());
+            let mut writes = Vec::with_capacity(fresh.len());
+            for (id, new) in (first..).zip(&fresh) {
+                let entry = QuestionnaireClientEntry {
+                    id,
+                    client_id: new.client_id,
+                    questionnaire_id,
+                    phone_call_id: None,
+                    created_at: now,
+                    next_try_at: Some(new.start_date),
+                };
+                writes.push(self.data_put(
+                    entry_item(&entry, portal_id, &new.schedule)?,
+                    Some("attribute_not_exists(pk)"),
+                )?);
+                created.push(entry);
+            }
+            if let Round::Done(()) = self.transact(writes).await.or_lost_transaction()? {
+                return Ok(StartOutcome::Started {
+                    created,
+                    already_scheduled,
+                });
+            }
+        }
+    }
+}

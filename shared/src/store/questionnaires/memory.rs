@@ -1,0 +1,166 @@
+//! The in-memory store's side of this capability.
+
+use crate::ids::{PortalId, QuestionnaireId};
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+
+use crate::domain::question_refusal;
+use crate::fixture::counters;
+use crate::records::{
+    Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp,
+};
+use crate::store::memory::{MemoryStore, StoredEntry};
+use crate::store::{
+    AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, StartOutcome, StoreError,
+    StoreResult,
+};
+
+#[async_trait]
+impl QuestionnaireStore for MemoryStore {
+    async fn questionnaires(&self) -> StoreResult<Vec<QuestionnaireSummary>> {
+        Ok(self
+            .lock()
+            .questionnaires
+            .values()
+            .map(QuestionnaireDetail::summary)
+            .collect())
+    }
+
+    async fn questionnaire(
+        &self,
+        id: QuestionnaireId,
+        portal_id: PortalId,
+    ) -> StoreResult<Option<QuestionnaireDetail>> {
+        let id = id.get();
+        let portal_id = portal_id.get();
+        let state = self.lock();
+        let Some(questionnaire) = state.questionnaires.get(&id) else {
+            return Ok(None);
+        };
+        let clients: Vec<QuestionnaireClientEntry> = state
+            .entries
+            .values()
+            .filter(|stored| stored.entry.questionnaire_id == id && stored.portal_id == portal_id)
+            .map(|stored| stored.entry.clone())
+            .collect();
+        let answers = questionnaire
+            .answers
+            .iter()
+            .filter(|answer| {
+                clients
+                    .iter()
+                    .any(|entry| entry.id == answer.questionnaire_call_id)
+            })
+            .cloned()
+            .collect();
+        Ok(Some(QuestionnaireDetail {
+            answers,
+            clients,
+            ..questionnaire.clone()
+        }))
+    }
+
+    async fn add_question(
+        &self,
+        questionnaire_id: QuestionnaireId,
+        question: &NewQuestion,
+    ) -> StoreResult<AddQuestionOutcome> {
+        let questionnaire_id = questionnaire_id.get();
+        let mut state = self.lock();
+        let Some(questions) = state
+            .questionnaires
+            .get(&questionnaire_id)
+            .map(|q| q.questions.clone())
+        else {
+            return Ok(AddQuestionOutcome::NoQuestionnaire);
+        };
+        if let Some(refusal) = question_refusal(&questions, question.position) {
+            return Ok(refusal);
+        }
+        let id = state.next_id(counters::QUESTION, 1)?;
+        let added = Question {
+            id,
+            questionnaire_id,
+            position: question.position,
+            kind: Some(question.kind.clone()),
+            prompt: Some(question.prompt.clone()),
+            metadata: question.metadata.clone(),
+        };
+        let questionnaire = state
+            .questionnaires
+            .get_mut(&questionnaire_id)
+            .ok_or_else(|| StoreError::Corrupt("questionnaire vanished".into()))?;
+        for existing in &mut questionnaire.questions {
+            if existing.position >= question.position {
+                existing.position += 1;
+            }
+        }
+        questionnaire.questions.push(added.clone());
+        Ok(AddQuestionOutcome::Added(added))
+    }
+
+    async fn start_entries(
+        &self,
+        questionnaire_id: QuestionnaireId,
+        portal_id: PortalId,
+        entries: &[NewEntry],
+        now: Timestamp,
+    ) -> StoreResult<StartOutcome> {
+        let questionnaire_id = questionnaire_id.get();
+        let portal_id = portal_id.get();
+        let mut state = self.lock();
+        if !state.questionnaires.contains_key(&questionnaire_id) {
+            return Ok(StartOutcome::NoQuestionnaire);
+        }
+        let unknown: Vec<i32> = entries
+            .iter()
+            .map(|new| new.client_id)
+            .filter(|id| {
+                !state
+                    .clients
+                    .get(id)
+                    .is_some_and(|c| c.portal_id == portal_id && !c.is_deleted)
+            })
+            .collect();
+        if !unknown.is_empty() {
+            return Ok(StartOutcome::UnknownClients(unknown));
+        }
+        let open: HashMap<i32, QuestionnaireClientEntry> = state
+            .entries
+            .values()
+            .filter(|stored| stored.entry.questionnaire_id == questionnaire_id && stored.is_open())
+            .map(|stored| (stored.entry.client_id, stored.entry.clone()))
+            .collect();
+        let (mut created, mut already_scheduled) = (Vec::new(), Vec::new());
+        for new in entries {
+            if let Some(entry) = open.get(&new.client_id) {
+                already_scheduled.push(entry.clone());
+                continue;
+            }
+            let id = state.next_id(counters::QUESTIONNAIRE_ENTRY, 1)?;
+            let entry = QuestionnaireClientEntry {
+                id,
+                client_id: new.client_id,
+                questionnaire_id,
+                phone_call_id: None,
+                created_at: now,
+                next_try_at: Some(new.start_date),
+            };
+            state.entries.insert(
+                id,
+                StoredEntry {
+                    entry: entry.clone(),
+                    portal_id,
+                    schedule: new.schedule,
+                    pending: None,
+                },
+            );
+            created.push(entry);
+        }
+        Ok(StartOutcome::Started {
+            created,
+            already_scheduled,
+        })
+    }
+}

@@ -1,0 +1,215 @@
+//! The due-time index and the scheduler's claims on open entries.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::domain::Schedule;
+use crate::records::{Client, QuestionnaireClientEntry, QuestionnaireSummary, Timestamp};
+use crate::store::clients::dynamo::CALL_STATS;
+use crate::store::dynamo::errors::classify;
+use crate::store::dynamo::expression::Expression;
+use crate::store::dynamo::items::{Item, encode, from_item, key, n, s, sk_of};
+use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::questionnaires::dynamo::{
+    PENDING, SCHEDULE, due_entry_from_item, entry_as_read, entry_item, open_entry_key,
+};
+use crate::store::{
+    CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore, StoreError, StoreResult,
+};
+
+impl DynamoStore {
+    /// Moves an open entry to its closed key, if the open item still holds it as read.
+    pub(crate) async fn close_open_entry(
+        &self,
+        due: &DueEntry,
+        condition: &str,
+        expression: Expression,
+        schedule: &Schedule,
+    ) -> StoreResult<bool> {
+        let closed = QuestionnaireClientEntry {
+            next_try_at: None,
+            ..due.entry.clone()
+        };
+        let writes = vec![
+            self.data_delete(open_entry_key(due), condition, expression)?,
+            self.data_put(entry_item(&closed, due.portal_id.get(), schedule)?, None)?,
+        ];
+        match self.transact(writes).await {
+            Ok(()) => Ok(true),
+            Err(StoreError::ConditionFailed) => Ok(false),
+            Err(other) => Err(other),
+        }
+    }
+
+    pub(crate) async fn update_open_entry(
+        &self,
+        due: &DueEntry,
+        update: &str,
+        condition: &str,
+        expression: Expression,
+    ) -> StoreResult<bool> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.tables.data)
+            .set_key(Some(open_entry_key(due)))
+            .update_expression(update)
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(expression.names))
+            .set_expression_attribute_values(Some(expression.values))
+            .send()
+            .await
+            .map_err(classify);
+        match result {
+            Ok(_) => Ok(true),
+            Err(StoreError::ConditionFailed) => Ok(false),
+            Err(other) => Err(other),
+        }
+    }
+}
+
+#[async_trait]
+impl SchedulerStore for DynamoStore {
+    async fn due_entries(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<DueEntry>> {
+        let until = keys::due_until(now);
+        let shards = (0..keys::DUE_SHARDS).map(|shard| {
+            let query = self
+                .client
+                .query()
+                .table_name(&self.tables.data)
+                .index_name("gsi1")
+                .key_condition_expression("gsi1pk = :shard AND gsi1sk <= :until")
+                .expression_attribute_values(":shard", s(keys::due(shard)))
+                .expression_attribute_values(":until", s(until.clone()));
+            async move {
+                let mut pages = query.into_paginator().send();
+                let mut items = Vec::new();
+                while items.len() < limit {
+                    match pages.next().await {
+                        Some(page) => {
+                            items.extend(page.map_err(classify)?.items.unwrap_or_default())
+                        }
+                        None => break,
+                    }
+                }
+                StoreResult::Ok(items)
+            }
+        });
+        let mut due: Vec<(String, DueEntry)> = Vec::new();
+        for item in futures::future::try_join_all(shards)
+            .await?
+            .into_iter()
+            .flatten()
+        {
+            let at = match item.get("gsi1sk") {
+                Some(AttributeValue::S(at)) => at.clone(),
+                _ => String::new(),
+            };
+            due.push((at, due_entry_from_item(item)?));
+        }
+        due.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(due.into_iter().take(limit).map(|(_, due)| due).collect())
+    }
+
+    async fn call_targets(&self, due: &[DueEntry]) -> StoreResult<CallTargets> {
+        let mut wanted: HashMap<(String, String), Item> = HashMap::new();
+        for due in due {
+            let client = (
+                keys::portal(due.portal_id.get()),
+                keys::client(due.entry.client_id),
+            );
+            let questionnaire = (
+                keys::questionnaire(due.entry.questionnaire_id),
+                keys::META.to_string(),
+            );
+            for (pk, sk) in [client, questionnaire] {
+                let item = key(pk.clone(), Some(&sk));
+                wanted.entry((pk, sk)).or_insert(item);
+            }
+        }
+        let mut targets = CallTargets::default();
+        for mut item in self.batch_get_data(wanted.into_values().collect()).await? {
+            if sk_of(&item) == keys::META {
+                let questionnaire: QuestionnaireSummary = from_item(item)?;
+                targets
+                    .questionnaires
+                    .insert(questionnaire.id, questionnaire);
+            } else {
+                // Call statistics do not address a call.
+                item.remove(CALL_STATS);
+                let client: Client = from_item(item)?;
+                targets.clients.insert(client.id, client);
+            }
+        }
+        Ok(targets)
+    }
+
+    async fn claim_attempt(&self, due: &DueEntry, claim: &Claim) -> StoreResult<bool> {
+        let mut expression = Expression::default();
+        let condition = entry_as_read(due, &mut expression)?;
+        expression
+            .name("#schedule", SCHEDULE)
+            .name("#attempts", "attempts")
+            .value(":attempt", n(claim.attempt))
+            .value(
+                ":pending",
+                encode(&PendingAttempt {
+                    attempt: claim.attempt,
+                    lease_until: claim.lease_until,
+                })?,
+            )
+            .value(":due", s(keys::due_at(claim.lease_until, due.entry.id)));
+        let mut update =
+            String::from("SET #schedule.#attempts = :attempt, #pending = :pending, gsi1sk = :due");
+        if let Some(next) = claim.next_try_at {
+            expression
+                .name("#next", "nextTryAt")
+                .value(":next", encode(&next)?);
+            update.push_str(", #next = :next");
+        }
+        self.update_open_entry(due, &update, condition, expression)
+            .await
+    }
+
+    async fn confirm_attempt(&self, due: &DueEntry, claim: &Claim) -> StoreResult<()> {
+        let mut expression = Expression::default();
+        expression
+            .name("#id", "id")
+            .name("#pending", PENDING)
+            .name("#attempt", "attempt")
+            .value(":id", n(due.entry.id))
+            .value(":attempt", n(claim.attempt));
+        let condition = "#id = :id AND #pending.#attempt = :attempt";
+        // A condition failure means a pass confirmed this attempt already.
+        match claim.next_try_at {
+            Some(next) => {
+                expression.value(":due", s(keys::due_at(next, due.entry.id)));
+                self.update_open_entry(
+                    due,
+                    "SET gsi1sk = :due REMOVE #pending",
+                    condition,
+                    expression,
+                )
+                .await?;
+            }
+            None => {
+                let schedule = Schedule {
+                    attempts: claim.attempt,
+                    ..due.schedule
+                };
+                self.close_open_entry(due, condition, expression, &schedule)
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn close_entry(&self, due: &DueEntry) -> StoreResult<bool> {
+        let mut expression = Expression::default();
+        let condition = entry_as_read(due, &mut expression)?;
+        self.close_open_entry(due, condition, expression, &due.schedule)
+            .await
+    }
+}

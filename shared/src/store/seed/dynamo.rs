@@ -1,0 +1,177 @@
+//! A fixture as items of the data table, in the layout described in `store::dynamo`.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+
+use crate::domain::{CallStats, Schedule};
+use crate::fixture::Seed;
+use crate::records::{Answer, ClientRequest, PhoneCall, TranscriptLine};
+use crate::store::clients::dynamo::{client_item, national_id_claim};
+use crate::store::dynamo::errors::classify;
+use crate::store::dynamo::items::{Item, data_keys, key, n, padded, to_item};
+use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::questionnaires::dynamo::entry_item;
+use crate::store::{SeedWriter, StoreError, StoreResult};
+
+/// A call's items: its transcript lines and its record (without transcript). A leg connected
+/// to another call is also listed, record and lines, under that call in `gsi1`.
+pub(crate) fn call_items(
+    call: &PhoneCall,
+    lines: &[TranscriptLine],
+) -> StoreResult<(Vec<Item>, Item)> {
+    let pk = keys::call(call.id);
+    let connected = |sk: &str| {
+        call.connected_to
+            .map(|to| (keys::connected_to(to), format!("{pk}#{sk}")))
+    };
+    let line_items = lines
+        .iter()
+        .map(|line| {
+            let sk = keys::line(line.id);
+            to_item(line, data_keys(pk.clone(), sk.clone(), connected(&sk)))
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
+    let bare = PhoneCall {
+        transcript: None,
+        ..call.clone()
+    };
+    let record = to_item(
+        &bare,
+        data_keys(pk.clone(), keys::META.into(), connected(keys::META)),
+    )?;
+    Ok((line_items, record))
+}
+
+pub(crate) fn request_item(request: &ClientRequest) -> StoreResult<Item> {
+    let keys = data_keys(
+        keys::call(request.phone_call_id),
+        keys::request(request.id),
+        None,
+    );
+    to_item(request, keys)
+}
+
+/// An answer, kept with the entries of the client's portal.
+pub(crate) fn answer_item(
+    questionnaire_id: i32,
+    portal_id: i32,
+    answer: &Answer,
+) -> StoreResult<Item> {
+    let keys = data_keys(
+        keys::questionnaire_portal(questionnaire_id, portal_id),
+        keys::answer(answer.questionnaire_call_id, answer.question_id),
+        None,
+    );
+    to_item(answer, keys)
+}
+
+/// Every item a fixture becomes, in the layout described at the top of this module.
+pub(crate) fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
+    let mut items = Vec::new();
+    for portal in &seed.portals {
+        items.push(to_item(
+            portal,
+            data_keys(
+                keys::portal(portal.id),
+                keys::META.into(),
+                Some((
+                    keys::organisation(portal.organisation_id),
+                    keys::portal(portal.id),
+                )),
+            ),
+        )?);
+    }
+    for account in &seed.accounts {
+        let keys = data_keys(
+            keys::account(&account.phone_number),
+            keys::META.into(),
+            None,
+        );
+        items.push(to_item(account, keys)?);
+    }
+    let mut client_portal = HashMap::new();
+    let stats = CallStats::of_calls(&seed.phone_calls);
+    for client in &seed.clients {
+        client_portal.insert(client.id, client.portal_id);
+        let history = stats.get(&client.id).cloned().unwrap_or_default();
+        items.push(client_item(client, &history)?);
+        if let Some(national_id) = &client.national_id {
+            items.push(national_id_claim(client.portal_id, national_id, client.id));
+        }
+    }
+    for call in &seed.phone_calls {
+        let lines = call.transcript.as_deref().unwrap_or_default();
+        let (line_items, record) = call_items(call, lines)?;
+        items.extend(line_items);
+        items.push(record);
+    }
+    for request in &seed.client_requests {
+        items.push(request_item(request)?);
+    }
+    for detail in &seed.contact_details {
+        let keys = data_keys(
+            keys::portal(detail.portal_id),
+            keys::contact(detail.id),
+            None,
+        );
+        items.push(to_item(detail, keys)?);
+    }
+    for questionnaire in &seed.questionnaires {
+        let pk = keys::questionnaire(questionnaire.id);
+        let list = Some(("QUESTIONNAIRES".to_string(), padded(questionnaire.id)));
+        items.push(to_item(
+            &questionnaire.summary(),
+            data_keys(pk.clone(), keys::META.into(), list),
+        )?);
+        for question in &questionnaire.questions {
+            let sk = format!("QUESTION#{}", padded(question.id));
+            items.push(to_item(question, data_keys(pk.clone(), sk, None))?);
+        }
+        let mut entry_portal = HashMap::new();
+        for entry in &questionnaire.clients {
+            let portal = client_portal.get(&entry.client_id).copied().unwrap_or(0);
+            entry_portal.insert(entry.id, portal);
+            items.push(entry_item(
+                entry,
+                portal,
+                &Schedule::defaults_of(questionnaire),
+            )?);
+        }
+        for answer in &questionnaire.answers {
+            let portal = entry_portal
+                .get(&answer.questionnaire_call_id)
+                .copied()
+                .unwrap_or(0);
+            items.push(answer_item(questionnaire.id, portal, answer)?);
+        }
+    }
+    Ok(items)
+}
+
+#[async_trait]
+impl SeedWriter for DynamoStore {
+    async fn write_seed(&self, seed: &Seed) -> StoreResult<()> {
+        self.batch_write(&self.tables.data, seed_items(seed)?)
+            .await?;
+        for (kind, floor) in seed.counter_floors() {
+            let result = self
+                .client
+                .update_item()
+                .table_name(&self.tables.data)
+                .set_key(Some(key(keys::COUNTER, Some(kind))))
+                .update_expression("SET #v = :floor")
+                .condition_expression("attribute_not_exists(#v) OR #v < :floor")
+                .expression_attribute_names("#v", "value")
+                .expression_attribute_values(":floor", n(floor))
+                .send()
+                .await
+                .map_err(classify);
+            match result {
+                Ok(_) | Err(StoreError::ConditionFailed) => {}
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,146 @@
+//! The endpoints by their sample events in `events/`: one table that the event, runtime,
+//! hostile-input tests and the benchmark share, and the events with their placeholders filled.
+
+use serde_json::Value;
+
+/// Whether an endpoint's sample event only reads, or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// One endpoint, by its sample event in `events/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoint {
+    /// `events/{event}.json`.
+    pub event: &'static str,
+    /// The function that serves it.
+    pub function: &'static str,
+    /// The status it gets when the events are sent in `ENDPOINTS` order to an API over the
+    /// demo fixture with a logged-in token of portal 1.
+    pub status: u16,
+    pub access: Access,
+    /// DESIGN.md section 2: the DynamoDB requests it may make after the session check. A write
+    /// that creates records also reserves their ids, one counter update per kind (section 2's
+    /// id rule), on top of its one write or one transaction per 100 records.
+    pub budget: usize,
+    /// What the budget is made of.
+    pub budget_reason: &'static str,
+}
+
+const READ: &str = "read";
+const TWO_READS: &str = "read of two item collections";
+const WRITE: &str = "single-record write";
+const WRITE_AND_ID: &str = "1 write + 1 id";
+const TRANSACTION: &str = "1 transaction per 100 records";
+const CREATE: &str = "1 transaction per 100 records + 1 id range";
+const CALL: &str = "1 transaction per 100 records + 3 id ranges (call, lines, requests)";
+
+const fn read(
+    event: &'static str,
+    function: &'static str,
+    budget: (usize, &'static str),
+) -> Endpoint {
+    at(event, function, 200, Access::Read, budget)
+}
+
+const fn write(
+    event: &'static str,
+    function: &'static str,
+    status: u16,
+    budget: (usize, &'static str),
+) -> Endpoint {
+    at(event, function, status, Access::Write, budget)
+}
+
+const fn at(
+    event: &'static str,
+    function: &'static str,
+    status: u16,
+    access: Access,
+    (budget, budget_reason): (usize, &'static str),
+) -> Endpoint {
+    Endpoint {
+        event,
+        function,
+        status,
+        access,
+        budget,
+        budget_reason,
+    }
+}
+
+/// Every sample event in `events/` but the scheduler's, in the order the tests send them.
+#[rustfmt::skip]
+pub const ENDPOINTS: &[Endpoint] = &[
+    write("authentication-request-otp", "authentication", 202, (1, WRITE)),
+    write("authentication-validate-otp", "authentication", 401, (1, WRITE)),
+    read("phone-calls-get", "phone-calls", (2, TWO_READS)),
+    read("phone-calls-requests", "phone-calls", (1, READ)),
+    read("clients-list", "clients", (1, READ)),
+    write("clients-patch", "clients", 200, (1, WRITE)),
+    read("portals-get", "portals", (1, READ)),
+    write("portals-import-clients", "portals", 200, (2, CREATE)),
+    read("contact-details-list", "contact-details", (1, READ)),
+    read("contact-details-get", "contact-details", (1, READ)),
+    read("contact-details-active", "contact-details", (1, READ)),
+    write("contact-details-put", "contact-details", 200, (1, WRITE)),
+    read("questionnaires-list", "questionnaires", (1, READ)),
+    read("questionnaires-get", "questionnaires", (2, TWO_READS)),
+    write("questionnaires-add-question", "questionnaires", 201, (2, WRITE_AND_ID)),
+    write("questionnaires-start-for-clients", "questionnaires", 200, (2, CREATE)),
+    read("organisations-suggest-unknown-client", "organisations", (2, TWO_READS)),
+    write("organisations-fix-unknown-client", "organisations", 200, (1, WRITE)),
+    write("integrations-voice-call-ended", "integrations", 200, (4, CALL)),
+    write("integrations-voice-call-analyzed", "integrations", 200, (1, TRANSACTION)),
+    write("authentication-logout", "authentication", 204, (1, WRITE)),
+];
+
+/// The endpoint of a sample event.
+pub fn endpoint(event: &str) -> &'static Endpoint {
+    ENDPOINTS
+        .iter()
+        .find(|endpoint| endpoint.event == event)
+        .unwrap_or_else(|| panic!("no endpoint has the sample event {event}"))
+}
+
+/// The EventBridge event that runs the questionnaire scheduler.
+pub const SCHEDULED_EVENT: &str = "questionnaire-scheduler-scheduled";
+
+/// The text of `events/{name}.json`.
+pub fn sample_event(name: &str) -> String {
+    let path = format!("{}/../events/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// What a sample event's placeholders stand for.
+pub struct EventSecrets<'a> {
+    pub token: &'a str,
+    pub import_secret: &'a str,
+    pub webhook_secret: &'a str,
+    /// The time a voice-platform delivery is signed at (the receiver's now).
+    pub signed_at: i64,
+}
+
+/// A sample event with its placeholders filled in; a voice-platform delivery is signed over
+/// its body as delivered.
+pub fn prepared_event(name: &str, secrets: &EventSecrets<'_>) -> String {
+    let mut text = sample_event(name)
+        .replace("REPLACE_WITH_A_SESSION_TOKEN", secrets.token)
+        .replace(
+            "REPLACE_WITH_THE_PORTAL_IMPORT_SECRET",
+            secrets.import_secret,
+        );
+    if text.contains("REPLACE_WITH_A_SIGNATURE") {
+        let payload: Value = serde_json::from_str(&text).expect("an event is JSON");
+        let body = payload["body"].as_str().expect("a delivery has a body");
+        let signature = shared::webhook::signature_header(
+            secrets.webhook_secret,
+            secrets.signed_at,
+            body.as_bytes(),
+        );
+        text = text.replace("REPLACE_WITH_A_SIGNATURE", &signature);
+    }
+    text
+}
