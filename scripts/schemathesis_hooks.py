@@ -1,6 +1,7 @@
-"""Schemathesis hooks for scripts/contract-test.sh: value generators for the two string
-formats this API declares beyond JSON Schema's own (`phone`, `language-tag`), so positive test
-data holds numbers and tags a person could actually send. Negative data is left to schemathesis."""
+"""Schemathesis hooks for scripts/contract-test.sh: value generators for the string formats this
+API declares beyond JSON Schema's own (`phone`, `language-tag`, `plain-text`, `prose`), so
+positive test data holds numbers, tags and text a person could actually send. Negative data is
+left to schemathesis."""
 
 import schemathesis
 from hypothesis import strategies as st
@@ -26,4 +27,12 @@ schemathesis.openapi.format(
 schemathesis.openapi.format(
     "language-tag",
     st.sampled_from(["sv", "en", "fi", "sv-SE", "en-GB", "ar", "so", "zh-Hant-TW", "se", "fa-IR"]),
+)
+
+# Text as people write it: any assigned, visible character, never the control, format (Cf),
+# unassigned (Cn) or private-use (Co) ones the API refuses (the patterns say the control part).
+_visible = st.characters(exclude_categories=("Cc", "Cf", "Cs", "Co", "Cn"))
+schemathesis.openapi.format("plain-text", st.text(_visible, max_size=40))
+schemathesis.openapi.format(
+    "prose", st.text(st.one_of(_visible, st.sampled_from(["\n", "\t"])), max_size=200)
 )

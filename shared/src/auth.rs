@@ -87,6 +87,8 @@ pub struct Authenticator {
 pub struct Caller {
     pub account_id: crate::ids::AccountId,
     pub portal_id: crate::ids::PortalId,
+    pub organisation_id: crate::ids::OrganisationId,
+    pub role: crate::records::Role,
     pub token_hash: String,
 }
 
@@ -121,6 +123,8 @@ impl Authenticator {
         Ok(Caller {
             account_id: session.account_id,
             portal_id: session.portal_id,
+            organisation_id: session.organisation_id,
+            role: session.role,
             token_hash: hash,
         })
     }

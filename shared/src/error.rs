@@ -25,8 +25,9 @@ pub enum ApiError {
     BadRequest(String),
     #[error("unauthorized")]
     Unauthorized,
-    #[error("forbidden")]
-    Forbidden,
+    /// The caller may not do this; the detail says what is missing (a role, ownership).
+    #[error("forbidden: {0}")]
+    Forbidden(&'static str),
     #[error("not found: {0}")]
     NotFound(&'static str),
     /// No client reaches the suggestion threshold; the ranked candidates go with the problem.
@@ -74,7 +75,7 @@ impl ApiError {
         match self {
             Self::Validation { .. } | Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
-            Self::Forbidden => StatusCode::FORBIDDEN,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) | Self::RouteNotFound | Self::NoSuggestion { .. } => {
                 StatusCode::NOT_FOUND
             }
@@ -94,7 +95,7 @@ impl ApiError {
             Self::Validation { .. } => ("validation", "The request is not valid."),
             Self::BadRequest(_) => ("bad-request", "The request is not valid."),
             Self::Unauthorized => ("unauthorized", "Authentication is required."),
-            Self::Forbidden => ("forbidden", "Access to this resource is not allowed."),
+            Self::Forbidden(_) => ("forbidden", "Access to this resource is not allowed."),
             Self::NotFound(_) | Self::RouteNotFound => ("not-found", "The resource was not found."),
             Self::NoSuggestion { .. } => ("no-suggestion", "No client could be suggested."),
             Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed."),
@@ -114,7 +115,7 @@ impl ApiError {
             Self::BadRequest(detail) | Self::Conflict(detail) => detail.clone(),
             Self::TooManyRequests { detail, .. } => detail.clone(),
             Self::Unauthorized => "The credentials are missing, invalid or expired.".into(),
-            Self::Forbidden => "Only your own portal can be read.".into(),
+            Self::Forbidden(detail) => (*detail).into(),
             Self::NotFound(what) => format!("No {what} with that id was found."),
             Self::RouteNotFound => "No route matches this path.".into(),
             Self::NoSuggestion { .. } => {

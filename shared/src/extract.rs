@@ -263,6 +263,38 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
     }
 }
 
+/// Where a request came from: API Gateway's `requestContext.http.sourceIp` on Lambda, the TCP
+/// peer in `local-api`, `unknown` when neither is known. The budgets a stranger could spend for
+/// somebody else (failed import secrets, login codes) are counted per source address, so that
+/// requests from one address cannot lock out a person or an integration coming from another.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SourceAddress(pub String);
+
+impl SourceAddress {
+    pub const UNKNOWN: &str = "unknown";
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for SourceAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        use lambda_http::request::RequestContext;
+        if let Some(RequestContext::ApiGatewayV2(context)) =
+            parts.extensions.get::<RequestContext>()
+            && let Some(ip) = &context.http.source_ip
+        {
+            return Ok(Self(ip.clone()));
+        }
+        if let Some(axum::extract::ConnectInfo(peer)) = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        {
+            return Ok(Self(peer.ip().to_string()));
+        }
+        Ok(Self(Self::UNKNOWN.into()))
+    }
+}
+
 /// The media types a JSON answer may be labelled with, chosen from `Accept`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JsonFlavour {

@@ -1,11 +1,12 @@
 //! The fixture format of DESIGN.md section 6: parsed strictly, checked for consistency, then
 //! written by any `SeedWriter`, so `local-api`, the tests and both stores load data one way.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 
 use crate::contact_window::Window;
+use crate::ids::OrganisationId;
 use crate::national_id;
 use crate::phone::{self, DefaultRegion};
 use crate::records::{
@@ -37,7 +38,32 @@ struct Fixture {
     phone_calls: Vec<PhoneCall>,
     client_requests: Vec<ClientRequest>,
     contact_details: Vec<ContactDetail>,
-    questionnaires: Vec<QuestionnaireDetail>,
+    questionnaires: Vec<FixtureQuestionnaire>,
+}
+
+/// A questionnaire in detail form plus, in the fixture only, the organisation that owns it
+/// (`organisationId`; absent or null: a template). The record's wire shape has no owner.
+#[derive(Debug)]
+struct FixtureQuestionnaire {
+    detail: QuestionnaireDetail,
+    organisation_id: Option<i32>,
+}
+
+impl<'de> Deserialize<'de> for FixtureQuestionnaire {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut object = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+        let organisation_id = match object.remove("organisationId") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(value) => Some(i32::deserialize(value).map_err(D::Error::custom)?),
+        };
+        let detail = QuestionnaireDetail::deserialize(serde_json::Value::Object(object))
+            .map_err(D::Error::custom)?;
+        Ok(Self {
+            detail,
+            organisation_id,
+        })
+    }
 }
 
 /// A fixture that parsed and passed the consistency checks.
@@ -50,6 +76,8 @@ pub struct Seed {
     pub client_requests: Vec<ClientRequest>,
     pub contact_details: Vec<ContactDetail>,
     pub questionnaires: Vec<QuestionnaireDetail>,
+    /// The organisation of each questionnaire that is not a template, by questionnaire id.
+    pub questionnaire_owners: HashMap<i32, OrganisationId>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -118,7 +146,30 @@ impl Seed {
             "contact detail",
             fixture.contact_details.iter().map(|d| d.id),
         )?;
-        unique("questionnaire", fixture.questionnaires.iter().map(|q| q.id))?;
+        unique(
+            "questionnaire",
+            fixture.questionnaires.iter().map(|q| q.detail.id),
+        )?;
+        let organisations: HashSet<i32> =
+            fixture.portals.iter().map(|p| p.organisation_id).collect();
+        let mut questionnaire_owners = HashMap::new();
+        let mut questionnaires = Vec::with_capacity(fixture.questionnaires.len());
+        for FixtureQuestionnaire {
+            detail,
+            organisation_id,
+        } in fixture.questionnaires
+        {
+            if let Some(owner) = organisation_id {
+                known(
+                    &format!("questionnaire {}", detail.id),
+                    owner,
+                    "organisation",
+                    &organisations,
+                )?;
+                questionnaire_owners.insert(detail.id, OrganisationId(owner));
+            }
+            questionnaires.push(detail);
+        }
 
         let mut accounts = Vec::with_capacity(fixture.accounts.len());
         let mut phones = HashSet::new();
@@ -195,7 +246,7 @@ impl Seed {
             })?;
         }
         let mut open_entries = HashSet::new();
-        for questionnaire in &fixture.questionnaires {
+        for questionnaire in &questionnaires {
             for entry in &questionnaire.clients {
                 known(
                     "questionnaire entry",
@@ -219,7 +270,8 @@ impl Seed {
             phone_calls,
             client_requests: fixture.client_requests,
             contact_details: fixture.contact_details,
-            questionnaires: fixture.questionnaires,
+            questionnaires,
+            questionnaire_owners,
         })
     }
 

@@ -220,7 +220,9 @@ impl Outbox {
     }
 
     pub fn push(&self, channel: Channel, to: &str, message: &str) {
-        tracing::info!(?channel, to, message, "outbox");
+        // The message (a login code, a client's name) stays in the outbox, which is what it is
+        // for; the log gets only the channel and the last digits of the number.
+        tracing::info!(?channel, to = %masked(to), "outbox");
         self.messages
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -231,6 +233,16 @@ impl Outbox {
                 sent_at: self.clock.now(),
             });
     }
+}
+
+/// A phone number with all but its last two characters hidden, for logs.
+pub fn masked(number: &str) -> String {
+    let count = number.chars().count();
+    number
+        .chars()
+        .enumerate()
+        .map(|(i, c)| if i + 2 < count { '*' } else { c })
+        .collect()
 }
 
 #[async_trait]
@@ -251,5 +263,50 @@ impl Dialler for Outbox {
                 Ok(())
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Log output kept in memory.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_outbox_logs_the_channel_and_a_masked_number_never_the_message() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let outbox = Outbox::new(Arc::new(crate::clock::SystemClock));
+        tracing::subscriber::with_default(subscriber, || {
+            outbox.push(Channel::Sms, "+46701000001", "Your login code is 123456.");
+        });
+        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert!(log.contains("*********01"), "{log}");
+        assert!(log.contains("Sms"), "{log}");
+        assert!(!log.contains("123456"), "{log}");
+        assert!(!log.contains("+46701000001"), "{log}");
+        assert_eq!(outbox.messages()[0].message, "Your login code is 123456.");
+    }
+
+    #[test]
+    fn a_masked_number_shows_only_its_last_two_digits() {
+        assert_eq!(masked("+46701000001"), "**********01");
+        assert_eq!(masked("7"), "7");
     }
 }

@@ -287,6 +287,16 @@ pub struct QuestionnaireClientEntry {
     pub next_try_at: Option<DateTime<Utc>>,
 }
 
+/// What an account may do in its portal. Staff read and answer; an admin also changes the
+/// definitions of their organisation (its questionnaires).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    #[default]
+    Staff,
+    Admin,
+}
+
 /// A staff account: the identity behind a session. Not an interface record of its own; it is
 /// returned inside the `validate-otp` answer.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
@@ -296,6 +306,8 @@ pub struct Account {
     pub name: String,
     pub phone_number: String,
     pub portal_id: i32,
+    /// `staff` unless the fixture says `admin`.
+    pub role: Role,
 }
 
 #[cfg(test)]

@@ -72,13 +72,29 @@ pub async fn aws_config() -> aws_config::SdkConfig {
 /// becomes 0.22 MB (docs/performance.md).
 pub const COMPRESS_FROM_BYTES: u16 = 32 * 1024;
 
-/// Adds what every function's router has: trace ids, problem+json for unknown routes, and
-/// gzip for large answers (lambda_http sends a `content-encoding` answer base64-encoded).
+/// Headers on every answer: `nosniff`, so that no browser reads a JSON body as anything else,
+/// and `no-store`, since answers carry sessions' tokens and clients' personal data that no
+/// cache or browser history should keep.
+async fn security_headers(mut response: axum::response::Response) -> axum::response::Response {
+    use http::{HeaderValue, header};
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Adds what every function's router has: trace ids, problem+json for unknown routes, the
+/// security headers, and gzip for large answers (lambda_http sends a `content-encoding` answer
+/// base64-encoded).
 pub fn finish(router: Router) -> Router {
     use tower_http::compression::{CompressionLayer, CompressionLevel, predicate::SizeAbove};
     router
         .fallback(|| async { ApiError::RouteNotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn(crate::trace::layer))
         .layer(
             CompressionLayer::new()

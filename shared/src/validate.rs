@@ -82,6 +82,20 @@ pub fn prose(value: &str, max_chars: usize) -> Result<Option<String>, String> {
     )
 }
 
+const HIDDEN_MESSAGE: &str = "must not contain invisible format characters (bidirectional \
+     controls, zero-width characters, byte order marks) or unassigned or private-use code points";
+
+/// A character that changes how text reads without being seen, or that has no agreed meaning:
+/// Unicode's format characters (Cf: U+202E turns the rest of a name around in a staff screen,
+/// U+200B hides inside one), unassigned code points (Cn) and private-use ones (Co).
+pub fn is_hidden(c: char) -> bool {
+    use unicode_general_category::{GeneralCategory, get_general_category};
+    matches!(
+        get_general_category(c),
+        GeneralCategory::Format | GeneralCategory::Unassigned | GeneralCategory::PrivateUse
+    )
+}
+
 fn bounded(
     value: &str,
     max_chars: usize,
@@ -94,6 +108,9 @@ fn bounded(
         .any(|c| c.is_control() && !allowed_control(c))
     {
         return Err(control_message.into());
+    }
+    if trimmed.chars().any(is_hidden) {
+        return Err(HIDDEN_MESSAGE.into());
     }
     if trimmed.chars().count() > max_chars {
         return Err(format!("must be at most {max_chars} characters"));
@@ -149,6 +166,29 @@ mod tests {
         assert!(text("a\u{0}b", 10).is_err());
         assert!(text("åäöåäöåäöåä", 10).is_err());
         assert!(required_text(" ", 10).is_err());
+    }
+
+    #[test]
+    fn names_and_prose_refuse_invisible_format_unassigned_and_private_use_characters() {
+        for hidden in [
+            "Anna \u{202E}nossredna", // right-to-left override
+            "Anna\u{200B}Andersson",  // zero-width space
+            "\u{FEFF}Anna",           // byte order mark
+            "Anna \u{2066}A\u{2069}", // isolates
+            "Anna \u{E000}",          // private use
+            "Anna \u{0378}",          // unassigned
+        ] {
+            assert!(text(hidden, 100).is_err(), "{hidden:?}");
+            assert!(prose(hidden, 100).is_err(), "{hidden:?}");
+        }
+        assert_eq!(
+            text("Åsa Öberg-Ñúñez 李", 100),
+            Ok(Some("Åsa Öberg-Ñúñez 李".into()))
+        );
+        assert_eq!(
+            prose("Rad ett.\nRad två.", 100),
+            Ok(Some("Rad ett.\nRad två.".into()))
+        );
     }
 
     #[test]

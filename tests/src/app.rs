@@ -293,6 +293,23 @@ impl TestApp {
     }
 
     /// Requests an OTP and returns its requestId; the code lands in the outbox.
+    /// A JSON POST from source address `ip`, as local-api's TCP peer (or API Gateway's
+    /// `sourceIp`) would give it.
+    pub async fn post_json_from(&self, ip: &str, path: &str, body: Value) -> TestResponse {
+        let mut request = body_request(
+            Method::POST,
+            path,
+            None,
+            "application/json",
+            body.to_string(),
+        );
+        let peer = std::net::SocketAddr::new(ip.parse().expect("an IP address"), 40_000);
+        request
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(peer));
+        self.send(request).await
+    }
+
     pub async fn request_otp(&self, phone: &str) -> TestResponse {
         self.post_json(
             "/authentication/request-otp",

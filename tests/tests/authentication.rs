@@ -31,7 +31,10 @@ async fn a_correct_code_gives_a_bearer_session_within_the_request_budget(backend
     assert_eq!(session["expiresAt"], "2026-11-21T00:00:00Z");
     assert_eq!(
         session["account"],
-        json!({"id": 1, "name": "Karin Nyström", "phoneNumber": KARIN, "portalId": 1})
+        json!({
+            "id": 1, "name": "Karin Nyström", "phoneNumber": KARIN, "portalId": 1,
+            "role": "admin"
+        })
     );
     app.expect_requests(&[("BatchGetItem", 1), ("TransactWriteItems", 1)]);
 }

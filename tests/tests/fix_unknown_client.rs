@@ -116,7 +116,7 @@ async fn fixing_an_unknown_call_links_it_its_requests_and_its_statistics(backend
         .post_json(
             FIX,
             Some(&norr),
-            json!({"phoneCallId": 7001, "clientId": 502, "primaryNumber": "070-123 45 67"}),
+            json!({"phoneCallId": 7001, "clientId": 502}),
         )
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
@@ -151,7 +151,84 @@ async fn fixing_an_unknown_call_links_it_its_requests_and_its_statistics(backend
         "{karin}"
     );
     assert_eq!(karin["callsLast7Days"], 1);
-    assert_eq!(karin["primaryNumber"], "+46701234567");
+    assert_eq!(karin["primaryNumber"], Value::Null, "not given, not set");
+}
+
+/// Staff of portal 11 try to set the primary number (the number the scheduler dials) of a
+/// client of portal 12 through a fix: 403, and nothing changes. The same fix without the
+/// number, and a number for a client of their own portal, go through.
+async fn a_primary_number_is_set_only_on_a_client_of_the_callers_own_portal(backend: Backend) {
+    let app = spawn(backend).await;
+    let norr = app.login(NORR).await;
+    let syd = app.login(SYD).await;
+    let before = app.snapshot().await;
+    let refused = app
+        .post_json(
+            FIX,
+            Some(&norr),
+            json!({"phoneCallId": 7001, "clientId": 502, "primaryNumber": "070-123 45 67"}),
+        )
+        .await
+        .problem(StatusCode::FORBIDDEN);
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("primaryNumber"),
+        "{refused}"
+    );
+    assert_eq!(app.snapshot().await, before, "a refused fix writes nothing");
+    assert_eq!(
+        app.listed_client(&syd, 502).await["primaryNumber"],
+        Value::Null
+    );
+
+    let own = app
+        .post_json(
+            FIX,
+            Some(&norr),
+            json!({"phoneCallId": 7001, "clientId": 501, "primaryNumber": "070-123 45 67"}),
+        )
+        .await;
+    assert_eq!(own.status, StatusCode::OK, "{}", own.json());
+    assert_eq!(
+        app.listed_client(&norr, 501).await["primaryNumber"],
+        "+46701234567"
+    );
+}
+
+/// Staff of portal 12 (same organisation) try to take portal 11's unknown call: 404, as for a
+/// call that does not exist, and the call stays where it was.
+async fn another_portals_call_cannot_be_fixed_even_inside_the_organisation(backend: Backend) {
+    let app = spawn(backend).await;
+    let norr = app.login(NORR).await;
+    let syd = app.login(SYD).await;
+    let before = app.snapshot().await;
+    let missing = app
+        .post_json(
+            FIX,
+            Some(&syd),
+            json!({"phoneCallId": 99999, "clientId": 502}),
+        )
+        .await
+        .problem(StatusCode::NOT_FOUND);
+    let taken = app
+        .post_json(
+            FIX,
+            Some(&syd),
+            json!({"phoneCallId": 7001, "clientId": 502}),
+        )
+        .await
+        .problem(StatusCode::NOT_FOUND);
+    assert_eq!(
+        integration_tests::without_trace(taken),
+        integration_tests::without_trace(missing),
+        "another portal's call looks like no call"
+    );
+    assert_eq!(app.snapshot().await, before);
+    let call = app.get("/phone-calls/7001", Some(&norr)).await.json();
+    assert_eq!(call[0]["portalId"], 11);
+    assert_eq!(call[0]["isUnknown"], true);
 }
 
 async fn refixing_moves_the_call_and_its_statistics_to_the_other_client(backend: Backend) {
@@ -350,13 +427,10 @@ async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
 async fn a_fix_and_a_concurrent_patch_of_its_client_both_persist(backend: Backend) {
     let app = spawn(backend).await;
     let norr = app.login(NORR).await;
-    let syd = app.login(SYD).await;
+    // Fixing takes a call of the caller's own portal and sets a primary number only on a
+    // client of it, so every round fixes portal 11's call onto portal 11's client.
     for round in 0..10 {
-        let (client, token) = if round % 2 == 0 {
-            (501, &norr)
-        } else {
-            (502, &syd)
-        };
+        let (client, token) = (501, &norr);
         let number = format!("+46701110{round:03}");
         let city = format!("Stad {round}");
         let fix = app.post_json(
@@ -427,5 +501,7 @@ on_both_stores!(
     another_organisations_calls_and_clients_answer_404_and_stay_as_they_were,
     a_fix_that_fails_a_condition_writes_nothing_at_all,
     a_fix_and_a_concurrent_patch_of_its_client_both_persist,
+    a_primary_number_is_set_only_on_a_client_of_the_callers_own_portal,
+    another_portals_call_cannot_be_fixed_even_inside_the_organisation,
     fix_requests_are_validated_field_by_field,
 );

@@ -7,8 +7,9 @@ use chrono::Duration;
 use integration_tests::{dynamo_client, fresh_tables, start_time};
 use local_api::DEMO_FIXTURE;
 use shared::fixture::Seed;
-use shared::ids::{AccountId, CallId, PortalId};
+use shared::ids::{AccountId, CallId, OrganisationId, PortalId};
 use shared::records::PhoneCall;
+use shared::records::Role;
 use shared::store::Store;
 use shared::store::dynamo::DynamoStore;
 use shared::store::memory::MemoryStore;
@@ -28,6 +29,8 @@ fn session(hash: &str, account_id: i32) -> Session {
         token_hash: hash.into(),
         account_id: AccountId(account_id),
         portal_id: PortalId(1),
+        organisation_id: OrganisationId(1),
+        role: Role::Staff,
         created_at: start_time(),
         last_seen_at: start_time(),
         expires_at: start_time() + Duration::hours(12),
@@ -94,13 +97,17 @@ async fn a_session_deleted_meanwhile_is_not_brought_back_by_a_refresh() {
             used: false,
         };
         let log = shared::store::SendLog {
-            sent_at: vec![start_time()],
+            sends: vec![shared::store::OtpSend {
+                at: start_time(),
+                source: "192.0.2.1".into(),
+            }],
+            pending: [("192.0.2.1".to_string(), "r1".to_string())].into(),
             version: 1,
         };
-        store.save_otp(&otp, &log, 0).await.unwrap();
+        store.save_otp(&otp, None, &log, 0).await.unwrap();
         assert!(
             matches!(
-                store.save_otp(&otp, &log, 0).await,
+                store.save_otp(&otp, None, &log, 0).await,
                 Err(StoreError::ConditionFailed)
             ),
             "{name}: a stale send-log version is refused"

@@ -1,12 +1,16 @@
 //! Tenant isolation, on both stores: every account tries, 1,000 times in a seeded random
-//! order, to read, update, fix, start questionnaires for and import into records of other
-//! tenants by id. None succeeds, nothing changes, and every answer is the answer the same
-//! request gets for an id that exists nowhere.
+//! order, to read, update, fix, add questions to, start questionnaires for and import into
+//! records of other portals and organisations by id. None succeeds, nothing changes, and every
+//! answer is the answer the same request gets for an id that exists nowhere (but setting the
+//! primary number of a client of another portal of the organisation, which that client's
+//! suggestion shows exists: 403).
 
 use std::collections::HashMap;
 
 use http::{Method, StatusCode};
-use integration_tests::{Backend, TestApp, TestResponse, on_both_stores, spawn_app_with};
+use integration_tests::{
+    Backend, TestApp, TestResponse, on_both_stores, spawn_app_with, without_trace,
+};
 use local_api::DEMO_FIXTURE;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -27,9 +31,14 @@ struct Tenant {
     foreign_clients: Vec<i64>,
     foreign_contacts: Vec<i64>,
     foreign_portals: Vec<i64>,
-    /// Calls and clients outside the account's organisation (fixing acts on the organisation).
-    other_organisation_calls: Vec<i64>,
+    /// Clients outside the account's organisation (fixing links a call to a client of any
+    /// portal of the organisation).
     other_organisation_clients: Vec<i64>,
+    /// Clients of the organisation's other portals: a fix may link to them, but never set
+    /// their primary number.
+    sibling_portal_clients: Vec<i64>,
+    /// Questionnaires of other organisations.
+    foreign_questionnaires: Vec<i64>,
 }
 
 /// The demo fixture (organisation 1: portals 1 and 2; organisation 2: portal 3) plus a call
@@ -81,6 +90,25 @@ fn three_tenant_fixture() -> String {
         .as_array_mut()
         .unwrap()
         .push(contact);
+    // Organisation 2's own questionnaire: a copy of 11 without entries or answers.
+    let mut questionnaire = fixture["questionnaires"][0].clone();
+    questionnaire["id"] = json!(13);
+    questionnaire["organisationId"] = json!(2);
+    questionnaire["clients"] = json!([]);
+    questionnaire["answers"] = json!([]);
+    for (i, question) in questionnaire["questions"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        question["id"] = json!(31 + i);
+        question["questionnaireId"] = json!(13);
+    }
+    fixture["questionnaires"]
+        .as_array_mut()
+        .unwrap()
+        .push(questionnaire);
     fixture.to_string()
 }
 
@@ -115,8 +143,19 @@ fn tenants() -> Vec<Tenant> {
         foreign_clients: others(&clients, &|p| p != portal),
         foreign_contacts: others(&contacts, &|p| p != portal),
         foreign_portals: (1..=3).filter(|p| *p != portal).collect(),
-        other_organisation_calls: others(&calls, &|p| organisation(p) != organisation(portal)),
         other_organisation_clients: others(&clients, &|p| organisation(p) != organisation(portal)),
+        // Client 9 is deleted: a fix cannot link to it at all.
+        sibling_portal_clients: others(&clients, &|p| {
+            p != portal && organisation(p) == organisation(portal)
+        })
+        .into_iter()
+        .filter(|client| *client != 9)
+        .collect(),
+        foreign_questionnaires: if organisation(portal) == 1 {
+            vec![13]
+        } else {
+            vec![11]
+        },
     })
     .collect()
 }
@@ -133,11 +172,14 @@ enum Attempt {
     ReadPortal,
     FixForeignCall,
     FixWithForeignClient,
+    FixSettingSiblingPrimaryNumber,
     StartForForeignClient,
+    StartForeignQuestionnaire,
+    AddQuestionToForeignQuestionnaire,
     ImportIntoForeignPortal,
 }
 
-const ATTEMPTS: [Attempt; 10] = [
+const ATTEMPTS: [Attempt; 13] = [
     Attempt::ReadCall,
     Attempt::ReadCallRequests,
     Attempt::PatchClient,
@@ -146,7 +188,10 @@ const ATTEMPTS: [Attempt; 10] = [
     Attempt::ReadPortal,
     Attempt::FixForeignCall,
     Attempt::FixWithForeignClient,
+    Attempt::FixSettingSiblingPrimaryNumber,
     Attempt::StartForForeignClient,
+    Attempt::StartForeignQuestionnaire,
+    Attempt::AddQuestionToForeignQuestionnaire,
     Attempt::ImportIntoForeignPortal,
 ];
 
@@ -160,8 +205,13 @@ impl Attempt {
             Self::PatchClient | Self::StartForForeignClient => &tenant.foreign_clients,
             Self::ReadContact | Self::PutContact => &tenant.foreign_contacts,
             Self::ReadPortal | Self::ImportIntoForeignPortal => &tenant.foreign_portals,
-            Self::FixForeignCall => &tenant.other_organisation_calls,
+            // Fixing takes only a call of the caller's own portal.
+            Self::FixForeignCall => &tenant.foreign_calls,
             Self::FixWithForeignClient => &tenant.other_organisation_clients,
+            Self::FixSettingSiblingPrimaryNumber => &tenant.sibling_portal_clients,
+            Self::StartForeignQuestionnaire | Self::AddQuestionToForeignQuestionnaire => {
+                &tenant.foreign_questionnaires
+            }
         }
     }
 
@@ -193,6 +243,28 @@ impl Attempt {
             Self::FixWithForeignClient => {
                 let body = json!({ "phoneCallId": tenant.own_call, "clientId": id });
                 app.post_json("/organisations/fix-unknown-client", token, body)
+                    .await
+            }
+            Self::FixSettingSiblingPrimaryNumber => {
+                let body = json!({
+                    "phoneCallId": tenant.own_call, "clientId": id,
+                    "primaryNumber": "+46709990000"
+                });
+                app.post_json("/organisations/fix-unknown-client", token, body)
+                    .await
+            }
+            Self::StartForeignQuestionnaire => {
+                let body = json!([{
+                    "clientId": tenant.own_client, "questionnaireId": id,
+                    "startDate": "2026-11-23T09:00:00Z",
+                    "interval": 2, "retries": 3, "intervalBackOffMultiplier": 1.5
+                }]);
+                let path = format!("/questionnaires/{id}/start-for-clients");
+                app.send_json(Method::POST, &path, token, body).await
+            }
+            Self::AddQuestionToForeignQuestionnaire => {
+                let body = json!({"position": 1, "prompt": "Taken over?", "type": "text"});
+                app.post_json(&format!("/questionnaires/{id}/questions"), token, body)
                     .await
             }
             Self::StartForForeignClient => {
@@ -234,8 +306,16 @@ async fn every_view(app: &TestApp, tokens: &[String], tenants: &[Tenant]) -> Vec
     let mut views = Vec::new();
     for (tenant, token) in tenants.iter().zip(tokens) {
         let token = Some(token.as_str());
-        for path in ["/clients", "/contact-details", "/questionnaires/11"] {
-            views.push(app.get(path, token).await.json());
+        // Questionnaire 11 is organisation 1's and 13 organisation 2's: the other sees a 404 problem, whose
+        // trace id differs per request.
+        for path in [
+            "/clients",
+            "/contact-details",
+            "/questionnaires",
+            "/questionnaires/11",
+            "/questionnaires/13",
+        ] {
+            views.push(without_trace(app.get(path, token).await.json()));
         }
         views.push(
             app.get(&format!("/portals/{}", tenant.portal), token)
@@ -291,7 +371,12 @@ async fn no_account_reaches_another_tenants_records_by_id(backend: Backend) {
     let mut tally: HashMap<Attempt, usize> = HashMap::new();
     for (t, tenant) in tenants.iter().enumerate() {
         for _ in 0..ATTEMPTS_PER_ACCOUNT {
-            let attempt = *ATTEMPTS.choose(&mut rng).unwrap();
+            // Organisation 2 has one portal: no sibling portal's client to aim at.
+            let possible: Vec<Attempt> = ATTEMPTS
+                .into_iter()
+                .filter(|attempt| !attempt.targets(tenant).is_empty())
+                .collect();
+            let attempt = *possible.choose(&mut rng).unwrap();
             let id = *attempt.targets(tenant).choose(&mut rng).unwrap();
             let answer = attempt.send(&app, tenant, &tokens[t], id).await;
             assert!(
@@ -301,6 +386,11 @@ async fn no_account_reaches_another_tenants_records_by_id(backend: Backend) {
                 String::from_utf8_lossy(&answer.body)
             );
             let seen = visible(&answer);
+            if attempt == Attempt::FixSettingSiblingPrimaryNumber {
+                assert_eq!(seen.0, StatusCode::FORBIDDEN, "{id}: {seen:?}");
+                *tally.entry(attempt).or_default() += 1;
+                continue;
+            }
             let expected = missing.get(&(t, attempt, seen.0)).unwrap_or_else(|| {
                 panic!("{attempt:?} of {id}: {seen:?}, never the answer for a missing id")
             });

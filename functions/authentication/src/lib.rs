@@ -12,14 +12,16 @@ use chrono::{DateTime, Utc};
 use shared::auth::{self, Authenticator, Caller};
 use shared::error::ApiError;
 use shared::error::Problem;
-use shared::extract::{Json, JsonResponse};
+use shared::extract::{Json, JsonResponse, SourceAddress};
 use shared::ids::{AccountId, PortalId};
 use shared::notify::{SmsSender, SnsSms};
 use shared::phone::{self, DefaultRegion};
 use shared::records::{Account, Timestamp};
 use shared::runtime::{Platform, Services};
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{AuthStore, BoxError, OtpRequest, SendLog, Session, StoreError};
+use shared::store::{
+    AuthStore, BoxError, OtpRequest, OtpSend, SendLog, Session, StaffAccount, StoreError,
+};
 use utoipa::ToSchema;
 
 #[derive(Clone)]
@@ -142,6 +144,19 @@ fn e164(raw: &str, region: DefaultRegion) -> Result<String, ApiError> {
     phone::normalise(raw, region).map_err(|reason| ApiError::field("phoneNumber", reason))
 }
 
+/// The 429 for a budget of `max` sends an hour that `times` (oldest first) have used up,
+/// waiting until the oldest that counts is an hour old.
+fn limited(times: &[Timestamp], max: usize, now: Timestamp, detail: &str) -> Result<(), ApiError> {
+    if times.len() < max {
+        return Ok(());
+    }
+    let free_at = times[times.len() - max] + Duration::hours(1);
+    Err(ApiError::TooManyRequests {
+        detail: detail.into(),
+        retry_after_secs: (free_at - now).num_seconds().max(1) as u64,
+    })
+}
+
 /// Sends a login code by SMS when an account has the number. Every well-formed number gets the
 /// same 202, so numbers cannot be enumerated. Not in interface v1: the code has to come from
 /// somewhere.
@@ -150,11 +165,12 @@ fn e164(raw: &str, region: DefaultRegion) -> Result<String, ApiError> {
     request_body = RequestOtpBody,
     responses(
         (status = 202, description = "A code was sent if an account has this number.", body = OtpIssued),
-        (status = 429, description = "Five codes were requested for this number in the last hour.", body = Problem),
+        (status = 429, description = "Five codes were requested for this number from this address in the last hour, or ten from all addresses.", body = Problem),
     )
 )]
 async fn request_otp(
     State(state): State<AuthState>,
+    source: SourceAddress,
     Json(body): Json<RequestOtpBody>,
 ) -> Result<JsonResponse<OtpIssued>, ApiError> {
     let phone = e164(&body.phone_number, state.region)?;
@@ -165,38 +181,58 @@ async fn request_otp(
         rounds.start().await?;
         let (account, log) = state.store.otp_context(&phone).await?;
         let now = state.authenticator.clock.now();
-        let mut recent: Vec<Timestamp> = log
-            .sent_at
+        let rules = &state.authenticator.rules;
+        let mut sends: Vec<OtpSend> = log
+            .sends
             .into_iter()
-            .filter(|at| *at > now - window)
+            .filter(|send| send.at > now - window && send.at <= now)
             .collect();
-        recent.sort();
-        if recent.len() >= state.authenticator.rules.otp_max_sends_per_hour {
-            let free_at =
-                recent[recent.len() - state.authenticator.rules.otp_max_sends_per_hour] + window;
-            return Err(ApiError::TooManyRequests {
-                detail: "Too many codes were requested for this number; try again later.".into(),
-                retry_after_secs: (free_at - now).num_seconds().max(1) as u64,
-            });
-        }
+        sends.sort_by_key(|send| send.at);
+        let from_source: Vec<Timestamp> = sends
+            .iter()
+            .filter(|send| send.source == source.0)
+            .map(|send| send.at)
+            .collect();
+        limited(
+            &from_source,
+            rules.otp_max_sends_per_source_per_hour,
+            now,
+            "Too many codes were requested for this number from this address; try again later.",
+        )?;
+        let all: Vec<Timestamp> = sends.iter().map(|send| send.at).collect();
+        limited(
+            &all,
+            rules.otp_max_sends_per_number_per_hour,
+            now,
+            "Too many codes were requested for this number; try again later.",
+        )?;
         let code = auth::new_otp_code();
         let request_id = auth::new_request_id();
         let request = OtpRequest {
             code_hash: auth::otp_hash(&state.otp_key, &request_id, &phone, &code),
             phone_number: phone.clone(),
             request_id,
-            expires_at: now + state.authenticator.rules.otp_lifetime,
+            expires_at: now + rules.otp_lifetime,
             attempts: 0,
             used: false,
         };
-        recent.push(now);
+        sends.push(OtpSend {
+            at: now,
+            source: source.0.clone(),
+        });
+        // This address's previous code stops working; another address's stays valid. Sources
+        // without a send in the window are forgotten, so the log stays small.
+        let mut pending = log.pending;
+        let replaced = pending.insert(source.0.clone(), request.request_id.clone());
+        pending.retain(|address, _| sends.iter().any(|send| &send.source == address));
         let next_log = SendLog {
-            sent_at: recent,
+            sends,
+            pending,
             version: log.version + 1,
         };
         if let Round::Lost = state
             .store
-            .save_otp(&request, &next_log, log.version)
+            .save_otp(&request, replaced.as_deref(), &next_log, log.version)
             .await
             .or_lost()?
         {
@@ -242,7 +278,16 @@ async fn validate_otp(
             "must be the requestId of request-otp",
         ));
     }
-    let (otp, account) = state.store.otp_and_account(&phone).await?;
+    // A request id is a UUID: anything else names no request (the same 401 as a wrong one),
+    // and never becomes part of a key.
+    let shaped = |c: u8| c.is_ascii_alphanumeric() || c == b'-';
+    if !body.request_id.bytes().all(shaped) {
+        return Err(ApiError::Unauthorized);
+    }
+    let (otp, account) = state
+        .store
+        .otp_and_account(&phone, &body.request_id)
+        .await?;
     let otp = otp
         .filter(|otp| otp.request_id == body.request_id)
         .ok_or(ApiError::Unauthorized)?;
@@ -268,12 +313,17 @@ async fn validate_otp(
             Err(other) => return Err(other.into()),
         }
     }
-    let account = account.ok_or(ApiError::Unauthorized)?;
+    let StaffAccount {
+        account,
+        organisation_id,
+    } = account.ok_or(ApiError::Unauthorized)?;
     let token = auth::new_session_token();
     let session = Session {
         token_hash: auth::token_hash(&token),
         account_id: AccountId(account.id),
         portal_id: PortalId(account.portal_id),
+        organisation_id,
+        role: account.role,
         created_at: now,
         last_seen_at: now,
         expires_at: now + state.authenticator.rules.session_absolute,

@@ -125,7 +125,11 @@ async fn main() -> Result<(), BoxError> {
     for portal in &seed.portals {
         println!("  portal {}  {}", portal.id, api.webhook_secret(portal.id));
     }
-    axum::serve(listener, api.router())
+    // The peer's address is the source address that login and import budgets count by.
+    let app = api
+        .router()
+        .into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })

@@ -31,7 +31,10 @@ allowed), at most 256 KiB (import: 1 MiB; events: 1 MiB). Timestamps are RFC 333
 `Z` on output; any offset is accepted on input. Path ids are int32 above 0.
 
 Every error is `application/problem+json` (RFC 9457) with `type`, `title`, `status`, `detail`, \
-`traceId`, and `errors` (field to messages) for validation failures. A record of another \
+`traceId`, and `errors` (field to messages) for validation failures. Text fields (format \
+`plain-text`, or `prose` where line breaks are allowed) refuse control characters, Unicode \
+format characters (bidirectional controls, zero-width characters, byte order marks), and \
+unassigned and private-use code points. A record of another \
 tenant answers exactly like a missing one (404). List endpoints return the whole list; \
 `GET /clients` pages with `?limit=N` and a `Link` header.";
 
@@ -65,10 +68,33 @@ pub fn document() -> Value {
     });
     strict_records(&mut doc);
     record_examples(&mut doc);
+    text_formats(&mut doc);
     for operation in operations(&mut doc) {
         common_rules(operation);
     }
     doc
+}
+
+/// Names the rule of every text field as its `format` (`plain-text`, or `prose` where line
+/// breaks are allowed): beyond what its pattern says, text refuses Unicode format characters,
+/// unassigned and private-use code points (`shared::validate::is_hidden`), which a regular
+/// expression cannot list.
+fn text_formats(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            let format = match object.get("pattern").and_then(Value::as_str) {
+                Some(shared::openapi::TEXT | shared::openapi::REQUIRED_TEXT) => Some("plain-text"),
+                Some(shared::openapi::PROSE) => Some("prose"),
+                _ => None,
+            };
+            if let Some(format) = format {
+                object.insert("format".into(), format.into());
+            }
+            object.values_mut().for_each(text_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(text_formats),
+        _ => {}
+    }
 }
 
 /// The operations of every path.

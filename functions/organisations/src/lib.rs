@@ -338,6 +338,10 @@ async fn suggest_unknown_client(
             "summary or fromNumber is required: there is nothing to match otherwise",
         ));
     }
+    if let Some(number) = call.from_number.as_deref().filter(|n| !n.trim().is_empty()) {
+        phone::normalise(number, state.region)
+            .map_err(|reason| ApiError::field("fromNumber", reason))?;
+    }
     let organisation_id = state
         .organisations
         .organisation_of(caller.portal_id)
@@ -386,13 +390,15 @@ struct FixBody {
     primary_number: Option<String>,
 }
 
-/// Links an unknown (or wrongly linked) call to a client of the caller's organisation.
+/// Links an unknown (or wrongly linked) call of the caller's portal to a client of the caller's
+/// organisation.
 #[utoipa::path(
     post, path = "/organisations/fix-unknown-client", tag = "organisations",
     request_body = FixBody,
     responses(
         (status = 200, description = "The call as linked: `clientId`, `portalId` of the client, `isUnknown` false; its client requests move with it.", body = PhoneCall),
-        (status = 404, description = "No such call or client in the caller's organisation.", body = Problem),
+        (status = 403, description = "`primaryNumber` was given for a client of another portal of the organisation; nothing was written.", body = Problem),
+        (status = 404, description = "No such call in the caller's portal, or no such live client in the caller's organisation.", body = Problem),
         (status = 409, description = "The call has more client requests than one transaction can move.", body = Problem),
     ),
     security(("bearer" = []))
@@ -432,6 +438,17 @@ async fn fix_unknown_client(
             FixLookup::NoClient => return Err(ApiError::NotFound("client")),
             FixLookup::Found(target) => target,
         };
+        // Fixing takes a call of the caller's own portal: another portal's call answers as a
+        // missing one. The client may be of any portal of the organisation (the call moves
+        // there), but only a client of the caller's own portal may get a new primary number.
+        if target.call.portal_id != caller.portal_id {
+            return Err(ApiError::NotFound("phone call"));
+        }
+        if primary_number.is_some() && target.client.portal_id != caller.portal_id {
+            return Err(ApiError::Forbidden(
+                "primaryNumber can only be set on a client of your own portal.",
+            ));
+        }
         if target.requests.len() > MAX_FIX_REQUESTS {
             return Err(ApiError::Conflict(format!(
                 "The call has {} client requests; at most {MAX_FIX_REQUESTS} can be moved in one \

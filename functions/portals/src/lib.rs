@@ -11,13 +11,13 @@ use serde::{Deserialize, Serialize};
 
 use shared::auth::{self, Authenticator, Caller};
 use shared::error::{ApiError, Problem};
-use shared::extract::{Json, JsonResponse, PathId};
+use shared::extract::{Json, JsonResponse, PathId, SourceAddress};
 use shared::ids::PortalId;
 use shared::national_id;
 use shared::records::{Portal, Timestamp};
 use shared::runtime::{Platform, Services};
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{ImportGuard, Imported, PortalStore};
+use shared::store::{ImportFailure, ImportGuard, Imported, PortalStore};
 
 /// The import body limit of DESIGN.md section 3: 1000 ids fit with room to spare.
 pub const IMPORT_BODY_LIMIT: usize = 1024 * 1024;
@@ -31,14 +31,20 @@ pub struct ApiDoc;
 
 #[derive(Debug, Clone)]
 pub struct ImportRules {
-    pub max_failures: usize,
+    /// Failed attempts from one source address within `window` before that address is
+    /// refused (429): a stranger locks out only their own address.
+    pub max_failures_per_source: usize,
+    /// Failed attempts from all addresses within `window` before the portal's import is
+    /// refused to every address: what stops an attack spread over many addresses.
+    pub max_failures_per_portal: usize,
     pub window: TimeDelta,
 }
 
 impl Default for ImportRules {
     fn default() -> Self {
         Self {
-            max_failures: 10,
+            max_failures_per_source: 10,
+            max_failures_per_portal: 100,
             window: TimeDelta::minutes(15),
         }
     }
@@ -111,7 +117,7 @@ async fn get_portal(
     PathId(id): PathId,
 ) -> Result<JsonResponse<Portal>, ApiError> {
     if id != caller.portal_id {
-        return Err(ApiError::Forbidden);
+        return Err(ApiError::Forbidden("Only your own portal can be read."));
     }
     state
         .portals
@@ -176,11 +182,12 @@ pub struct ImportResult {
     responses(
         (status = 200, description = "Each national id, normalised, as created, already a client, or invalid.", body = ImportResult),
         (status = 401, description = "The secret is wrong or the portal does not exist (one answer for both).", body = Problem),
-        (status = 429, description = "Ten failed attempts for this portal in 15 minutes.", body = Problem),
+        (status = 429, description = "Ten failed attempts from this address for this portal in 15 minutes, or a hundred from all addresses.", body = Problem),
     )
 )]
 async fn import_clients(
     State(state): State<PortalsState>,
+    source: SourceAddress,
     Json(request): Json<ImportRequest, IMPORT_BODY_LIMIT>,
 ) -> Result<JsonResponse<ImportResult>, ApiError> {
     if request.portal_id <= 0 {
@@ -196,7 +203,7 @@ async fn import_clients(
         ));
     }
     let portal_id = request.portal_id;
-    authorise(&state, portal_id, &request.secret).await?;
+    authorise(&state, portal_id, &request.secret, &source).await?;
 
     let today = state.authenticator.clock.now().date_naive();
     let mut result = ImportResult::default();
@@ -245,21 +252,47 @@ async fn import_clients(
 }
 
 /// The failures still inside the window at `now`, oldest first.
-fn recent_failures(guard: &ImportGuard, now: Timestamp, window: TimeDelta) -> Vec<Timestamp> {
-    let mut recent: Vec<Timestamp> = guard
+fn recent_failures(guard: &ImportGuard, now: Timestamp, window: TimeDelta) -> Vec<ImportFailure> {
+    let mut recent: Vec<ImportFailure> = guard
         .failures
         .iter()
-        .copied()
-        .filter(|at| *at > now - window && *at <= now)
+        .filter(|failure| failure.at > now - window && failure.at <= now)
+        .cloned()
         .collect();
-    recent.sort();
+    recent.sort_by_key(|failure| failure.at);
     recent
 }
 
-/// Checks the portal's lock, then the secret; a failure is recorded before the 401 goes out.
-/// A secret that is not even shaped like one gets the same 401 without a read or a count: it
-/// cannot match, and a misconfigured sender should not lock the portal out.
-async fn authorise(state: &PortalsState, portal_id: i32, secret: &str) -> Result<(), ApiError> {
+/// When `times` (oldest first) hold `max` or more, the 429 that waits until the oldest that
+/// counts leaves the window.
+fn locked(
+    times: &[Timestamp],
+    max: usize,
+    window: TimeDelta,
+    now: Timestamp,
+    detail: &str,
+) -> Result<(), ApiError> {
+    if times.len() < max {
+        return Ok(());
+    }
+    let free_at = times[times.len() - max] + window;
+    let wait = (free_at - now).num_milliseconds().max(0);
+    Err(ApiError::TooManyRequests {
+        detail: detail.into(),
+        retry_after_secs: u64::try_from((wait + 999) / 1000).unwrap_or(1).max(1),
+    })
+}
+
+/// Checks the locks (the caller's address, then the portal), then the secret; a failure is
+/// recorded with its address before the 401 goes out. A secret that is not even shaped like
+/// one gets the same 401 without a read or a count: it cannot match, and a misconfigured sender
+/// should not lock the portal out.
+async fn authorise(
+    state: &PortalsState,
+    portal_id: i32,
+    secret: &str,
+    source: &SourceAddress,
+) -> Result<(), ApiError> {
     if !auth::is_secret_shaped(secret) {
         tracing::warn!(
             portal_id,
@@ -268,27 +301,43 @@ async fn authorise(state: &PortalsState, portal_id: i32, secret: &str) -> Result
         return Err(ApiError::Unauthorized);
     }
     let expected = auth::portal_import_secret(&state.import_master, portal_id);
+    let rules = &state.rules;
     // Another failed attempt recorded meanwhile: count this one on top of it.
     let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the import guard");
     loop {
         rounds.start().await?;
         let now = state.authenticator.clock.now();
         let context = state.portals.import_context(PortalId(portal_id)).await?;
-        let mut failures = recent_failures(&context.guard, now, state.rules.window);
-        if failures.len() >= state.rules.max_failures {
-            let free_at = failures[failures.len() - state.rules.max_failures] + state.rules.window;
-            let wait = (free_at - now).num_milliseconds().max(0);
-            return Err(ApiError::TooManyRequests {
-                detail: "Too many failed import attempts for this portal; retry later.".into(),
-                retry_after_secs: u64::try_from((wait + 999) / 1000).unwrap_or(1).max(1),
-            });
-        }
+        let mut failures = recent_failures(&context.guard, now, rules.window);
+        let from_source: Vec<Timestamp> = failures
+            .iter()
+            .filter(|failure| failure.source == source.0)
+            .map(|failure| failure.at)
+            .collect();
+        locked(
+            &from_source,
+            rules.max_failures_per_source,
+            rules.window,
+            now,
+            "Too many failed import attempts from this address for this portal; retry later.",
+        )?;
+        let from_all: Vec<Timestamp> = failures.iter().map(|failure| failure.at).collect();
+        locked(
+            &from_all,
+            rules.max_failures_per_portal,
+            rules.window,
+            now,
+            "Too many failed import attempts for this portal; retry later.",
+        )?;
         // The comparison runs whether or not the portal exists, so timing tells nothing.
         let secret_matches = auth::constant_time_eq(&expected, secret);
         if secret_matches && context.portal.is_some() {
             return Ok(());
         }
-        failures.push(now);
+        failures.push(ImportFailure {
+            at: now,
+            source: source.0.clone(),
+        });
         let guard = ImportGuard {
             failures,
             version: context.guard.version + 1,
@@ -311,16 +360,15 @@ mod tests {
     #[test]
     fn only_failures_inside_the_window_count() {
         let now: Timestamp = "2026-11-20T12:00:00Z".parse().unwrap();
+        let failure = |minutes_ago: i64| ImportFailure {
+            at: now - TimeDelta::minutes(minutes_ago),
+            source: "192.0.2.1".into(),
+        };
         let guard = ImportGuard {
-            failures: vec![
-                now - TimeDelta::minutes(20),
-                now - TimeDelta::minutes(15),
-                now - TimeDelta::minutes(14),
-                now,
-            ],
+            failures: vec![failure(20), failure(15), failure(14), failure(0)],
             version: 4,
         };
         let recent = recent_failures(&guard, now, TimeDelta::minutes(15));
-        assert_eq!(recent, [now - TimeDelta::minutes(14), now]);
+        assert_eq!(recent, [failure(14), failure(0)]);
     }
 }

@@ -17,11 +17,14 @@ use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
 use shared::ids::QuestionnaireId;
 use shared::records::{
-    Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp,
+    Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Role, Timestamp,
 };
 use shared::runtime::Services;
 use shared::store::{AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, StartOutcome};
 use shared::validate::{self, Validator, required};
+
+const ONLY_ADMINS: &str =
+    "Only an admin of the organisation that owns a questionnaire may add questions to it.";
 
 /// The most clients one start request may name: one transaction holds them all.
 pub const MAX_START_ENTRIES: usize = shared::store::limits::TRANSACTION_LIMIT;
@@ -75,17 +78,21 @@ pub fn routes(state: QuestionnairesState) -> Router {
         .with_state(state)
 }
 
-/// Every questionnaire, by id.
+/// Every questionnaire available to the caller, by id: the shared templates and those of the
+/// caller's organisation.
 #[utoipa::path(
     get, path = "/questionnaires", tag = "questionnaires",
-    responses((status = 200, description = "The questionnaires in list form.", body = Vec<QuestionnaireSummary>)),
+    responses((status = 200, description = "The templates and the caller's organisation's questionnaires, in list form.", body = Vec<QuestionnaireSummary>)),
     security(("bearer" = []))
 )]
 async fn list_questionnaires(
     State(state): State<QuestionnairesState>,
-    _caller: Caller,
+    caller: Caller,
 ) -> Result<JsonResponse<Vec<QuestionnaireSummary>>, ApiError> {
-    let mut list = state.questionnaires.questionnaires().await?;
+    let mut list = state
+        .questionnaires
+        .questionnaires(caller.organisation_id)
+        .await?;
     list.sort_by_key(|q| q.id);
     Ok(JsonResponse::ok(list))
 }
@@ -97,7 +104,7 @@ async fn list_questionnaires(
     params(("id" = i32, Path, minimum = 1, description = "The questionnaire.")),
     responses(
         (status = 200, description = "The questionnaire in detail form.", body = QuestionnaireDetail),
-        (status = 404, description = "No such questionnaire.", body = Problem),
+        (status = 404, description = "No such questionnaire, or one of another organisation.", body = Problem),
     ),
     security(("bearer" = []))
 )]
@@ -108,7 +115,11 @@ async fn get_questionnaire(
 ) -> Result<JsonResponse<QuestionnaireDetail>, ApiError> {
     let mut detail = state
         .questionnaires
-        .questionnaire(QuestionnaireId(id), caller.portal_id)
+        .questionnaire(
+            QuestionnaireId(id),
+            caller.portal_id,
+            caller.organisation_id,
+        )
         .await?
         .ok_or(ApiError::NotFound("questionnaire"))?;
     detail.questions.sort_by_key(|q| (q.position, q.id));
@@ -191,7 +202,8 @@ impl QuestionBody {
 }
 
 /// Inserts a question at `position` (1-based, at most one past the last); the questions at
-/// and after it move down by one, atomically. 201 with the question.
+/// and after it move down by one, atomically. 201 with the question. Only an admin of the
+/// organisation that owns the questionnaire may; templates are read-only.
 #[utoipa::path(
     post, path = "/questionnaires/{id}/questions", tag = "questionnaires",
     params(("id" = i32, Path, minimum = 1, description = "The questionnaire.")),
@@ -199,24 +211,39 @@ impl QuestionBody {
     responses(
         (status = 201, description = "The question as inserted.", body = Question,
             headers(("Location" = String, description = "The questionnaire the question belongs to."))),
-        (status = 404, description = "No such questionnaire.", body = Problem),
+        (status = 403, description = "The caller is not an admin, or the questionnaire is a shared template (read-only).", body = Problem),
+        (status = 404, description = "No such questionnaire, or one of another organisation.", body = Problem),
         (status = 409, description = "The position is more than one past the last question, or the questionnaire is full.", body = Problem),
     ),
     security(("bearer" = []))
 )]
 async fn add_question(
     State(state): State<QuestionnairesState>,
-    _caller: Caller,
+    caller: Caller,
     PathId(id): PathId,
     Json(body): Json<QuestionBody>,
 ) -> Result<Response, ApiError> {
     let question = body.question()?;
+    let id = QuestionnaireId(id);
+    if caller.role != Role::Admin {
+        // A questionnaire staff cannot see answers as a missing one; one they can see, 403.
+        return match state.questionnaires.questionnaire_owner(id).await? {
+            Some(owner) if owner.visible_to(caller.organisation_id) => {
+                Err(ApiError::Forbidden(ONLY_ADMINS))
+            }
+            _ => Err(ApiError::NotFound("questionnaire")),
+        };
+    }
     match state
         .questionnaires
-        .add_question(QuestionnaireId(id), &question)
+        .add_question(id, caller.organisation_id, &question)
         .await?
     {
         AddQuestionOutcome::NoQuestionnaire => Err(ApiError::NotFound("questionnaire")),
+        AddQuestionOutcome::Template => Err(ApiError::Forbidden(
+            "Shared templates are read-only; questions are added to your organisation's own \
+             questionnaires.",
+        )),
         // The position is well-formed; only the questionnaire's current length rules it out.
         AddQuestionOutcome::PositionOutOfRange { max } => Err(ApiError::Conflict(format!(
             "position must be from 1 to {max} (one past the last question)."
@@ -226,7 +253,7 @@ async fn add_question(
         ))),
         AddQuestionOutcome::Added(added) => {
             // Questions are read through their questionnaire.
-            let location = HeaderValue::from_str(&format!("/questionnaires/{id}"))
+            let location = HeaderValue::from_str(&format!("/questionnaires/{}", id.get()))
                 .map_err(ApiError::internal)?;
             let mut response = JsonResponse::ok(added)
                 .with_status(StatusCode::CREATED)
@@ -378,7 +405,7 @@ pub struct StartResult {
     request_body(content = StartBatch, description = "1 to 100 clients of the caller's portal, each with its schedule. A client listed twice is started once, with its first listing."),
     responses(
         (status = 200, description = "The entries opened, and the clients that already had an open entry for this questionnaire.", body = StartResult),
-        (status = 404, description = "No such questionnaire, or a client that is not the caller's portal's (nothing is started).", body = Problem),
+        (status = 404, description = "No such questionnaire (or one of another organisation), or a client that is not the caller's portal's (nothing is started).", body = Problem),
     ),
     security(("bearer" = []))
 )]
@@ -392,7 +419,13 @@ async fn start_for_clients(
     let now = state.authenticator.clock.now();
     match state
         .questionnaires
-        .start_entries(QuestionnaireId(id), caller.portal_id, &entries, now)
+        .start_entries(
+            QuestionnaireId(id),
+            caller.portal_id,
+            caller.organisation_id,
+            &entries,
+            now,
+        )
         .await?
     {
         StartOutcome::NoQuestionnaire => Err(ApiError::NotFound("questionnaire")),

@@ -1,24 +1,24 @@
 //! Sessions and one-time passwords in the auth table.
 
-use crate::ids::AccountId;
-use crate::ids::PortalId;
+use crate::ids::{AccountId, OrganisationId, PortalId};
 use std::collections::HashMap;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, ReturnValue, Update};
 use serde::{Deserialize, Serialize};
 
-use crate::records::{Account, Timestamp};
+use crate::records::{Account, Role, Timestamp};
 use crate::store::dynamo::errors::{build_error, classify};
 use crate::store::dynamo::items::{
-    Item, from_item, key, n, s, to_item, ttl_attribute, version_guard,
+    Item, attribute, from_item, key, n, s, to_item, ttl_attribute, version_guard,
 };
 use crate::store::dynamo::operations::{txn_delete, txn_put, txn_update};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::optimistic::{self, LostRace, Round};
 use crate::store::{
-    AuthStore, OtpRequest, SendLog, Session, SessionReader, StoreError, StoreResult,
+    AuthStore, OtpRequest, OtpSend, SendLog, Session, SessionReader, StaffAccount, StoreError,
+    StoreResult,
 };
 
 #[derive(Serialize, Deserialize)]
@@ -26,6 +26,11 @@ use crate::store::{
 pub(crate) struct SessionItem {
     account_id: AccountId,
     portal_id: PortalId,
+    /// Absent on sessions from before roles: no organisation's questionnaires, staff rights.
+    #[serde(default)]
+    organisation_id: OrganisationId,
+    #[serde(default)]
+    role: Role,
     created_at: Timestamp,
     last_seen_at: Timestamp,
     expires_at: Timestamp,
@@ -44,8 +49,26 @@ pub(crate) struct OtpItem {
 #[derive(Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct SendLogItem {
-    sent_at: Vec<Timestamp>,
+    /// Named apart from the plain send times logs held before sends were counted per source
+    /// address; such a log reads as empty (it expired within the hour).
+    #[serde(default)]
+    sourced_sends: Vec<OtpSend>,
+    #[serde(default)]
+    pending: std::collections::BTreeMap<String, String>,
     version: u64,
+}
+
+/// The attribute of an account item that holds its portal's organisation, written at seed
+/// time: portals never change organisation through the API, and a login reads one item.
+pub(crate) const ACCOUNT_ORGANISATION: &str = "organisationId";
+
+/// An account item as a login reads it: the account, and its portal's organisation.
+fn staff_account_from(mut item: Item) -> StoreResult<StaffAccount> {
+    let organisation_id = attribute(&mut item, ACCOUNT_ORGANISATION)?.unwrap_or_default();
+    Ok(StaffAccount {
+        account: from_item(item)?,
+        organisation_id: OrganisationId(organisation_id),
+    })
 }
 
 pub(crate) fn otp_request_from(phone_number: &str, item: Item) -> StoreResult<OtpRequest> {
@@ -92,6 +115,8 @@ impl SessionReader for DynamoStore {
                     token_hash: token_hash.to_string(),
                     account_id: stored.account_id,
                     portal_id: stored.portal_id,
+                    organisation_id: stored.organisation_id,
+                    role: stored.role,
                     created_at: stored.created_at,
                     last_seen_at: stored.last_seen_at,
                     expires_at: stored.expires_at,
@@ -132,34 +157,42 @@ impl AuthStore for DynamoStore {
             Some(item) => {
                 let stored: SendLogItem = from_item(item)?;
                 SendLog {
-                    sent_at: stored.sent_at,
+                    sends: stored.sourced_sends,
+                    pending: stored.pending,
                     version: stored.version,
                 }
             }
             None => SendLog::default(),
         };
-        Ok((account.map(from_item).transpose()?, log))
+        Ok((
+            account
+                .map(|item| staff_account_from(item).map(|staff| staff.account))
+                .transpose()?,
+            log,
+        ))
     }
 
     async fn save_otp(
         &self,
         request: &OtpRequest,
+        replaces: Option<&str>,
         log: &SendLog,
         read_version: u64,
     ) -> StoreResult<()> {
         let phone = &request.phone_number;
         let mut log_keys = key(keys::otp_sends(phone), None);
         log_keys.extend([ttl_attribute(
-            log.sent_at
+            log.sends
                 .iter()
+                .map(|send| send.at)
                 .max()
-                .copied()
                 .unwrap_or(request.expires_at)
                 + chrono::Duration::hours(1),
         )]);
         let log_item = to_item(
             &SendLogItem {
-                sent_at: log.sent_at.clone(),
+                sourced_sends: log.sends.clone(),
+                pending: log.pending.clone(),
                 version: log.version,
             },
             log_keys,
@@ -170,7 +203,7 @@ impl AuthStore for DynamoStore {
             .set_item(Some(log_item))
             .condition_expression(condition)
             .set_expression_attribute_values(values);
-        let mut otp_keys = key(keys::otp(phone), None);
+        let mut otp_keys = key(keys::otp(phone, &request.request_id), None);
         otp_keys.extend([ttl_attribute(
             request.expires_at + chrono::Duration::hours(1),
         )]);
@@ -184,27 +217,37 @@ impl AuthStore for DynamoStore {
             },
             otp_keys,
         )?;
-        self.transact(vec![
+        let mut writes = vec![
             txn_put(guarded_log.build().map_err(build_error)?),
             txn_put(self.auth_put(otp_item)),
-        ])
-        .await
+        ];
+        if let Some(replaced) = replaces {
+            writes.push(txn_delete(
+                Delete::builder()
+                    .table_name(&self.tables.auth)
+                    .set_key(Some(key(keys::otp(phone, replaced), None)))
+                    .build()
+                    .map_err(build_error)?,
+            ));
+        }
+        self.transact(writes).await
     }
 
     async fn otp_and_account(
         &self,
         phone_number: &str,
-    ) -> StoreResult<(Option<OtpRequest>, Option<Account>)> {
+        request_id: &str,
+    ) -> StoreResult<(Option<OtpRequest>, Option<StaffAccount>)> {
         let (account, otp) = self
             .batch_get(
                 key(keys::account(phone_number), Some(keys::META)),
-                key(keys::otp(phone_number), None),
+                key(keys::otp(phone_number, request_id), None),
             )
             .await?;
         Ok((
             otp.map(|item| otp_request_from(phone_number, item))
                 .transpose()?,
-            account.map(from_item).transpose()?,
+            account.map(staff_account_from).transpose()?,
         ))
     }
 
@@ -220,7 +263,7 @@ impl AuthStore for DynamoStore {
             .client
             .update_item()
             .table_name(&self.tables.auth)
-            .set_key(Some(key(keys::otp(phone_number), None)))
+            .set_key(Some(key(keys::otp(phone_number, request_id), None)))
             .update_expression("ADD attempts :one")
             .condition_expression(OTP_OPEN)
             .set_expression_attribute_values(Some(values))
@@ -247,7 +290,7 @@ impl AuthStore for DynamoStore {
         values.insert(":true".into(), AttributeValue::Bool(true));
         let mark_used = Update::builder()
             .table_name(&self.tables.auth)
-            .set_key(Some(key(keys::otp(phone_number), None)))
+            .set_key(Some(key(keys::otp(phone_number, request_id), None)))
             .update_expression("SET used = :true")
             .condition_expression(OTP_OPEN)
             .set_expression_attribute_values(Some(values))
@@ -259,6 +302,8 @@ impl AuthStore for DynamoStore {
             &SessionItem {
                 account_id: session.account_id,
                 portal_id: session.portal_id,
+                organisation_id: session.organisation_id,
+                role: session.role,
                 created_at: session.created_at,
                 last_seen_at: session.last_seen_at,
                 expires_at: session.expires_at,

@@ -1,12 +1,12 @@
 //! The in-memory store's side of this capability.
 
-use crate::ids::AccountId;
+use crate::ids::{AccountId, OrganisationId};
 use async_trait::async_trait;
 
 use crate::records::{Account, Timestamp};
 use crate::store::memory::MemoryStore;
 use crate::store::{
-    AuthStore, OtpRequest, SendLog, Session, SessionReader, StoreError, StoreResult,
+    AuthStore, OtpRequest, SendLog, Session, SessionReader, StaffAccount, StoreError, StoreResult,
 };
 
 #[async_trait]
@@ -40,6 +40,7 @@ impl AuthStore for MemoryStore {
     async fn save_otp(
         &self,
         request: &OtpRequest,
+        replaces: Option<&str>,
         log: &SendLog,
         read_version: u64,
     ) -> StoreResult<()> {
@@ -54,21 +55,38 @@ impl AuthStore for MemoryStore {
         state
             .send_logs
             .insert(request.phone_number.clone(), log.clone());
-        state
-            .otps
-            .insert(request.phone_number.clone(), request.clone());
+        if let Some(replaced) = replaces {
+            state
+                .otps
+                .remove(&(request.phone_number.clone(), replaced.to_string()));
+        }
+        state.otps.insert(
+            (request.phone_number.clone(), request.request_id.clone()),
+            request.clone(),
+        );
         Ok(())
     }
 
     async fn otp_and_account(
         &self,
         phone_number: &str,
-    ) -> StoreResult<(Option<OtpRequest>, Option<Account>)> {
+        request_id: &str,
+    ) -> StoreResult<(Option<OtpRequest>, Option<StaffAccount>)> {
         let state = self.lock();
-        Ok((
-            state.otps.get(phone_number).cloned(),
-            state.accounts_by_phone.get(phone_number).cloned(),
-        ))
+        let staff = state
+            .accounts_by_phone
+            .get(phone_number)
+            .map(|account| StaffAccount {
+                account: account.clone(),
+                organisation_id: OrganisationId(
+                    state
+                        .portals
+                        .get(&account.portal_id)
+                        .map_or(0, |portal| portal.organisation_id),
+                ),
+            });
+        let key = (phone_number.to_string(), request_id.to_string());
+        Ok((state.otps.get(&key).cloned(), staff))
     }
 
     async fn record_failed_attempt(
@@ -78,7 +96,10 @@ impl AuthStore for MemoryStore {
         max_attempts: u32,
     ) -> StoreResult<u32> {
         let mut state = self.lock();
-        match state.otps.get_mut(phone_number) {
+        match state
+            .otps
+            .get_mut(&(phone_number.to_string(), request_id.to_string()))
+        {
             Some(otp)
                 if otp.request_id == request_id && !otp.used && otp.attempts < max_attempts =>
             {
@@ -97,7 +118,10 @@ impl AuthStore for MemoryStore {
         session: &Session,
     ) -> StoreResult<()> {
         let mut state = self.lock();
-        match state.otps.get_mut(phone_number) {
+        match state
+            .otps
+            .get_mut(&(phone_number.to_string(), request_id.to_string()))
+        {
             Some(otp)
                 if otp.request_id == request_id && !otp.used && otp.attempts < max_attempts =>
             {

@@ -2,10 +2,10 @@
 
 use async_trait::async_trait;
 
-use crate::records::{Account, Timestamp};
+use crate::records::{Account, Role, Timestamp};
 use crate::store::StoreResult;
 
-use crate::ids::{AccountId, PortalId};
+use crate::ids::{AccountId, OrganisationId, PortalId};
 
 pub(crate) mod dynamo;
 mod memory;
@@ -16,12 +16,17 @@ pub struct Session {
     pub token_hash: String,
     pub account_id: AccountId,
     pub portal_id: PortalId,
+    /// The organisation of the account's portal, and the account's role, as they were at
+    /// login: what the session may read and change without a read per request.
+    pub organisation_id: OrganisationId,
+    pub role: Role,
     pub created_at: Timestamp,
     pub last_seen_at: Timestamp,
     pub expires_at: Timestamp,
 }
 
-/// An issued one-time password, keyed by the phone number it was sent to.
+/// An issued one-time password, kept by the phone number it was sent to and its request id:
+/// requests from different source addresses for one number stand side by side.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OtpRequest {
     pub phone_number: String,
@@ -32,11 +37,30 @@ pub struct OtpRequest {
     pub used: bool,
 }
 
-/// When OTPs were last sent to one number, with the version that guards its update.
+/// An account with the organisation of its portal, as a login reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StaffAccount {
+    pub account: Account,
+    pub organisation_id: OrganisationId,
+}
+
+/// The codes sent to one number within the last hour, each with the source address that asked,
+/// and each source's pending request (a new request from the same address replaces it; one from
+/// another address leaves it alone); with the version that guards the log's update.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SendLog {
-    pub sent_at: Vec<Timestamp>,
+    pub sends: Vec<OtpSend>,
+    /// Source address to its pending request id.
+    pub pending: std::collections::BTreeMap<String, String>,
     pub version: u64,
+}
+
+/// One code sent: when, and for which source address.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OtpSend {
+    pub at: Timestamp,
+    pub source: String,
 }
 
 /// What every authenticated function needs: read a session, and keep its idle clock fresh.
@@ -52,21 +76,24 @@ pub trait SessionReader: Send + Sync + 'static {
 pub trait AuthStore: SessionReader {
     /// The account owning `phone_number` (if any) and its OTP send log, in one read.
     async fn otp_context(&self, phone_number: &str) -> StoreResult<(Option<Account>, SendLog)>;
-    /// Replaces the number's OTP request and send log together; `ConditionFailed` when the log
-    /// changed since it was read (a concurrent request).
+    /// Stores a new OTP request, deletes the request it `replaces` (the same source's previous
+    /// one), and replaces the send log, together; `ConditionFailed` when the log changed since
+    /// it was read (a concurrent request).
     async fn save_otp(
         &self,
         request: &OtpRequest,
+        replaces: Option<&str>,
         log: &SendLog,
         read_version: u64,
     ) -> StoreResult<()>;
-    /// The pending OTP request and the account of a number, in one read.
+    /// The OTP request `request_id` of a number and the number's account, in one read.
     async fn otp_and_account(
         &self,
         phone_number: &str,
-    ) -> StoreResult<(Option<OtpRequest>, Option<Account>)>;
+        request_id: &str,
+    ) -> StoreResult<(Option<OtpRequest>, Option<StaffAccount>)>;
     /// Counts a wrong code against the request and returns the new count; `ConditionFailed`
-    /// when the request was replaced, used or already killed.
+    /// when the request was replaced (deleted), used or already killed.
     async fn record_failed_attempt(
         &self,
         phone_number: &str,

@@ -107,8 +107,9 @@ pub fn session(hash: &str) -> String {
 pub fn account_sessions(account_id: i32) -> String {
     format!("SESSIONS#{account_id}")
 }
-pub fn otp(phone: &str) -> String {
-    format!("OTP#{phone}")
+/// One OTP request of a number: requests from different addresses stand side by side.
+pub fn otp(phone: &str, request_id: &str) -> String {
+    format!("OTP#{phone}#{request_id}")
 }
 pub fn otp_sends(phone: &str) -> String {
     format!("OTPSENDS#{phone}")

@@ -26,7 +26,9 @@
 //! - `COUNTER` / `{kind}`: id counters (`value`).
 //!
 //! Auth table (`pk`, TTL attribute `ttl`): `SESSION#{sha256}`, `SESSIONS#{account}` (the
-//! account's session hashes, for logout of all sessions), `OTP#{e164}`, `OTPSENDS#{e164}`.
+//! account's session hashes, for logout of all sessions), `OTP#{e164}#{requestId}` (one per pending
+//! request), `OTPSENDS#{e164}` (the sends of the last hour with their source addresses, and each
+//! address's pending request).
 
 mod counting;
 pub(crate) mod errors;

@@ -2,7 +2,7 @@
 //! conditional write and transaction is atomic, for router tests and `local-api`.
 //! Its state and its lock live here; each capability's operations sit beside its trait.
 
-use crate::ids::{AccountId, PortalId};
+use crate::ids::{AccountId, OrganisationId, PortalId};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Debug;
 use std::sync::{Mutex, MutexGuard};
@@ -13,7 +13,7 @@ use crate::records::{
     QuestionnaireClientEntry, QuestionnaireDetail, Timestamp, TranscriptLine,
 };
 use crate::store::{
-    Conversation, DueEntry, HeldAnalysis, ImportGuard, OtpRequest, PendingAttempt, SendLog,
+    Conversation, DueEntry, HeldAnalysis, ImportGuard, OtpRequest, Owner, PendingAttempt, SendLog,
     Session, StoreError, StoreResult,
 };
 
@@ -39,10 +39,13 @@ pub(crate) struct State {
     /// Questionnaires with their questions and answers; entries live in `entries`.
     pub(crate) questionnaires: BTreeMap<i32, QuestionnaireDetail>,
     pub(crate) entries: BTreeMap<i32, StoredEntry>,
+    /// The owner of each questionnaire that is not a template.
+    pub(crate) questionnaire_owners: HashMap<i32, OrganisationId>,
     pub(crate) counters: HashMap<&'static str, i32>,
     pub(crate) sessions: HashMap<String, Session>,
     pub(crate) account_sessions: HashMap<AccountId, HashSet<String>>,
-    pub(crate) otps: HashMap<String, OtpRequest>,
+    /// By number and request id.
+    pub(crate) otps: HashMap<(String, String), OtpRequest>,
     pub(crate) send_logs: HashMap<String, SendLog>,
     pub(crate) import_guards: HashMap<i32, ImportGuard>,
     /// Call ingestion, by portal: receipts (event id -> conversation), recorded conversations
@@ -84,6 +87,11 @@ impl State {
                 None => questionnaire.answers.push(answer.clone()),
             }
         }
+    }
+
+    /// Who questionnaire `id` belongs to.
+    pub(crate) fn owner_of(&self, id: i32) -> Owner {
+        Owner::of(self.questionnaire_owners.get(&id).copied())
     }
 
     pub(crate) fn next_id(&mut self, kind: &'static str, count: i32) -> StoreResult<i32> {
@@ -140,6 +148,7 @@ impl MemoryStore {
         add(&mut lines, "contact", &state.contact_details);
         add(&mut lines, "questionnaire", &state.questionnaires);
         add(&mut lines, "entry", &state.entries);
+        add(&mut lines, "owner", &state.questionnaire_owners);
         add(&mut lines, "counter", &state.counters);
         add(&mut lines, "session", &state.sessions);
         add(

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::CallStats;
 use crate::fixture::counters;
-use crate::records::{Client, Portal, Timestamp};
+use crate::records::{Client, Portal};
 use crate::store::clients::dynamo::{client_item, national_id_claim};
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{
@@ -18,7 +18,9 @@ use crate::store::dynamo::items::{
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::optimistic::{self, LostRace, Round};
-use crate::store::{ImportContext, ImportGuard, Imported, PortalStore, StoreError, StoreResult};
+use crate::store::{
+    ImportContext, ImportFailure, ImportGuard, Imported, PortalStore, StoreError, StoreResult,
+};
 
 /// Rounds an import may lose to concurrent imports of the same national ids.
 const IMPORT_ROUNDS: u32 = 5;
@@ -38,7 +40,10 @@ pub(crate) fn claimed_client_id(item: &Item) -> StoreResult<i32> {
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ImportGuardItem {
-    failures: Vec<Timestamp>,
+    /// Named apart from the per-portal timestamps guard items held before failures were
+    /// counted per source address; such an item reads as no failures (it expired a day later).
+    #[serde(default)]
+    sourced_failures: Vec<ImportFailure>,
     version: u64,
 }
 
@@ -87,7 +92,7 @@ impl PortalStore for DynamoStore {
             } else {
                 let stored: ImportGuardItem = from_item(item)?;
                 context.guard = ImportGuard {
-                    failures: stored.failures,
+                    failures: stored.sourced_failures,
                     version: stored.version,
                 };
             }
@@ -104,12 +109,12 @@ impl PortalStore for DynamoStore {
         let portal_id = portal_id.get();
         let mut keys = data_keys(keys::portal(portal_id), keys::IMPORT_GUARD.into(), None);
         // Kept a day past the newest failure; DynamoDB's TTL removes it after that.
-        if let Some(newest) = guard.failures.iter().max() {
-            keys.extend([ttl_attribute(*newest + chrono::Duration::days(1))]);
+        if let Some(newest) = guard.failures.iter().map(|failure| failure.at).max() {
+            keys.extend([ttl_attribute(newest + chrono::Duration::days(1))]);
         }
         let item = to_item(
             &ImportGuardItem {
-                failures: guard.failures.clone(),
+                sourced_failures: guard.failures.clone(),
                 version: guard.version,
             },
             keys,

@@ -10,11 +10,20 @@ use crate::ids::PortalId;
 pub(crate) mod dynamo;
 mod memory;
 
-/// Recent failed import attempts of one portal, with the version that guards their update.
+/// Recent failed import attempts of one portal, each with the address it came from, and the
+/// version that guards their update.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ImportGuard {
-    pub failures: Vec<Timestamp>,
+    pub failures: Vec<ImportFailure>,
     pub version: u64,
+}
+
+/// One failed import attempt: when, and from which source address.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportFailure {
+    pub at: Timestamp,
+    pub source: String,
 }
 
 /// What an import request needs before it may write: whether the portal exists, and its guard.

@@ -1,6 +1,6 @@
 //! Questionnaires, their questions, and the client entries the scheduler and ingestion share.
 
-use crate::ids::{PortalId, QuestionnaireId};
+use crate::ids::{OrganisationId, PortalId, QuestionnaireId};
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -23,11 +23,13 @@ use crate::store::dynamo::operations::{txn_put, txn_update};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::optimistic::{self, LostRace, Round};
 use crate::store::{
-    AddQuestionOutcome, DueEntry, NewEntry, NewQuestion, QuestionnaireStore, StartOutcome,
+    AddQuestionOutcome, DueEntry, NewEntry, NewQuestion, Owner, QuestionnaireStore, StartOutcome,
     StoreError, StoreResult,
 };
 
 pub(crate) const SCHEDULE: &str = "schedule";
+/// The attribute of a questionnaire's `META` item naming its organisation; absent on a template.
+pub(crate) const QUESTIONNAIRE_OWNER: &str = "ownerOrganisationId";
 pub(crate) const PENDING: &str = "pending";
 /// Rounds an insert may lose to concurrent inserts before it answers 503: more than
 /// `optimistic::ROUNDS`, since staff editing one questionnaire together all write one version.
@@ -116,24 +118,49 @@ pub(crate) fn entry_as_read(
     })
 }
 
+/// A questionnaire's `META` item: the list form, and who owns it.
+pub(crate) fn questionnaire_from_item(
+    mut item: Item,
+) -> StoreResult<(QuestionnaireSummary, Owner)> {
+    let owner = attribute::<i32>(&mut item, QUESTIONNAIRE_OWNER)?.map(OrganisationId);
+    Ok((from_item(item)?, Owner::of(owner)))
+}
+
 #[async_trait]
 impl QuestionnaireStore for DynamoStore {
-    async fn questionnaires(&self) -> StoreResult<Vec<QuestionnaireSummary>> {
-        self.query_all(
-            Some("gsi1"),
-            "gsi1pk = :list",
-            vec![(":list", s("QUESTIONNAIRES"))],
-        )
-        .await?
-        .into_iter()
-        .map(from_item)
-        .collect()
+    async fn questionnaires(
+        &self,
+        viewer: OrganisationId,
+    ) -> StoreResult<Vec<QuestionnaireSummary>> {
+        let mut visible = Vec::new();
+        let items = self
+            .query_all(
+                Some("gsi1"),
+                "gsi1pk = :list",
+                vec![(":list", s("QUESTIONNAIRES"))],
+            )
+            .await?;
+        for item in items {
+            let (summary, owner) = questionnaire_from_item(item)?;
+            if owner.visible_to(viewer) {
+                visible.push(summary);
+            }
+        }
+        Ok(visible)
+    }
+
+    async fn questionnaire_owner(&self, id: QuestionnaireId) -> StoreResult<Option<Owner>> {
+        self.get_data(keys::questionnaire(id.get()), keys::META)
+            .await?
+            .map(|item| questionnaire_from_item(item).map(|(_, owner)| owner))
+            .transpose()
     }
 
     async fn questionnaire(
         &self,
         id: QuestionnaireId,
         portal_id: PortalId,
+        viewer: OrganisationId,
     ) -> StoreResult<Option<QuestionnaireDetail>> {
         let id = id.get();
         let portal_id = portal_id.get();
@@ -150,7 +177,10 @@ impl QuestionnaireStore for DynamoStore {
         let mut questions: Vec<Question> = Vec::new();
         for item in definition {
             match sk_of(&item) {
-                keys::META => summary = Some(from_item(item)?),
+                keys::META => {
+                    let (read, owner) = questionnaire_from_item(item)?;
+                    summary = owner.visible_to(viewer).then_some(read);
+                }
                 sk if sk.starts_with("QUESTION#") => questions.push(from_item(item)?),
                 _ => {}
             }
@@ -174,6 +204,7 @@ impl QuestionnaireStore for DynamoStore {
     async fn add_question(
         &self,
         questionnaire_id: QuestionnaireId,
+        editor: OrganisationId,
         question: &NewQuestion,
     ) -> StoreResult<AddQuestionOutcome> {
         let questionnaire_id = questionnaire_id.get();
@@ -187,19 +218,24 @@ impl QuestionnaireStore for DynamoStore {
             let items = self
                 .query_all(None, "pk = :pk", vec![(":pk", s(pk.clone()))])
                 .await?;
-            let mut exists = false;
+            let mut owner = None;
             let mut version = 0;
             let mut questions: Vec<Question> = Vec::new();
             for item in items {
                 match sk_of(&item) {
-                    keys::META => exists = true,
+                    keys::META => owner = Some(questionnaire_from_item(item)?.1),
                     keys::QUESTIONS_VERSION => version = version_of(&item)?,
                     sk if sk.starts_with("QUESTION#") => questions.push(from_item(item)?),
                     _ => {}
                 }
             }
-            if !exists {
-                return Ok(AddQuestionOutcome::NoQuestionnaire);
+            match owner {
+                Some(owner) if owner.visible_to(editor) => {
+                    if owner == Owner::Template {
+                        return Ok(AddQuestionOutcome::Template);
+                    }
+                }
+                _ => return Ok(AddQuestionOutcome::NoQuestionnaire),
             }
             // Our question is there: an earlier attempt landed and its answer was lost (the
             // SDK retried a transaction that had been applied). Inserting again would shift it.
@@ -263,6 +299,7 @@ impl QuestionnaireStore for DynamoStore {
         &self,
         questionnaire_id: QuestionnaireId,
         portal_id: PortalId,
+        viewer: OrganisationId,
         entries: &[NewEntry],
         now: Timestamp,
     ) -> StoreResult<StartOutcome> {
@@ -291,7 +328,7 @@ impl QuestionnaireStore for DynamoStore {
             for item in self.batch_get_data(wanted).await? {
                 let sk = sk_of(&item).to_string();
                 if sk == keys::META {
-                    exists = true;
+                    exists = questionnaire_from_item(item)?.1.visible_to(viewer);
                 } else if sk.starts_with("OPEN#") {
                     let entry = entry_from_item(item)?;
                     open.insert(entry.client_id, entry);

@@ -1,6 +1,6 @@
 //! The in-memory store's side of this capability.
 
-use crate::ids::{PortalId, QuestionnaireId};
+use crate::ids::{OrganisationId, PortalId, QuestionnaireId};
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -12,30 +12,47 @@ use crate::records::{
 };
 use crate::store::memory::{MemoryStore, StoredEntry};
 use crate::store::{
-    AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, StartOutcome, StoreError,
+    AddQuestionOutcome, NewEntry, NewQuestion, Owner, QuestionnaireStore, StartOutcome, StoreError,
     StoreResult,
 };
 
 #[async_trait]
 impl QuestionnaireStore for MemoryStore {
-    async fn questionnaires(&self) -> StoreResult<Vec<QuestionnaireSummary>> {
-        Ok(self
-            .lock()
+    async fn questionnaires(
+        &self,
+        viewer: OrganisationId,
+    ) -> StoreResult<Vec<QuestionnaireSummary>> {
+        let state = self.lock();
+        Ok(state
             .questionnaires
             .values()
+            .filter(|q| state.owner_of(q.id).visible_to(viewer))
             .map(QuestionnaireDetail::summary)
             .collect())
+    }
+
+    async fn questionnaire_owner(&self, id: QuestionnaireId) -> StoreResult<Option<Owner>> {
+        let state = self.lock();
+        Ok(state
+            .questionnaires
+            .contains_key(&id.get())
+            .then(|| state.owner_of(id.get())))
     }
 
     async fn questionnaire(
         &self,
         id: QuestionnaireId,
         portal_id: PortalId,
+        viewer: OrganisationId,
     ) -> StoreResult<Option<QuestionnaireDetail>> {
         let id = id.get();
         let portal_id = portal_id.get();
         let state = self.lock();
-        let Some(questionnaire) = state.questionnaires.get(&id) else {
+        let Some(questionnaire) = state
+            .questionnaires
+            .get(&id)
+            .filter(|_| state.owner_of(id).visible_to(viewer))
+        else {
             return Ok(None);
         };
         let clients: Vec<QuestionnaireClientEntry> = state
@@ -64,17 +81,23 @@ impl QuestionnaireStore for MemoryStore {
     async fn add_question(
         &self,
         questionnaire_id: QuestionnaireId,
+        editor: OrganisationId,
         question: &NewQuestion,
     ) -> StoreResult<AddQuestionOutcome> {
         let questionnaire_id = questionnaire_id.get();
         let mut state = self.lock();
+        let owner = state.owner_of(questionnaire_id);
         let Some(questions) = state
             .questionnaires
             .get(&questionnaire_id)
+            .filter(|_| owner.visible_to(editor))
             .map(|q| q.questions.clone())
         else {
             return Ok(AddQuestionOutcome::NoQuestionnaire);
         };
+        if owner == Owner::Template {
+            return Ok(AddQuestionOutcome::Template);
+        }
         if let Some(refusal) = question_refusal(&questions, question.position) {
             return Ok(refusal);
         }
@@ -104,13 +127,16 @@ impl QuestionnaireStore for MemoryStore {
         &self,
         questionnaire_id: QuestionnaireId,
         portal_id: PortalId,
+        viewer: OrganisationId,
         entries: &[NewEntry],
         now: Timestamp,
     ) -> StoreResult<StartOutcome> {
         let questionnaire_id = questionnaire_id.get();
         let portal_id = portal_id.get();
         let mut state = self.lock();
-        if !state.questionnaires.contains_key(&questionnaire_id) {
+        if !state.questionnaires.contains_key(&questionnaire_id)
+            || !state.owner_of(questionnaire_id).visible_to(viewer)
+        {
             return Ok(StartOutcome::NoQuestionnaire);
         }
         let unknown: Vec<i32> = entries

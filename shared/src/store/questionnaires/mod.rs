@@ -8,10 +8,40 @@ use crate::records::{
 };
 use crate::store::StoreResult;
 
-use crate::ids::{PortalId, QuestionnaireId};
+use crate::ids::{OrganisationId, PortalId, QuestionnaireId};
 
 pub(crate) mod dynamo;
 mod memory;
+
+/// Who a questionnaire belongs to: one organisation, or none (a template every organisation
+/// may use and none may change through the API).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    Template,
+    Organisation(OrganisationId),
+}
+
+impl Owner {
+    pub fn of(organisation: Option<OrganisationId>) -> Self {
+        organisation.map_or(Self::Template, Self::Organisation)
+    }
+
+    /// The owning organisation, `None` for a template.
+    pub fn organisation(self) -> Option<OrganisationId> {
+        match self {
+            Self::Template => None,
+            Self::Organisation(id) => Some(id),
+        }
+    }
+
+    /// Whether staff of `organisation` see it: a template, or their organisation's own.
+    pub fn visible_to(self, organisation: OrganisationId) -> bool {
+        match self {
+            Self::Template => true,
+            Self::Organisation(owner) => owner == organisation,
+        }
+    }
+}
 
 /// A client entry to create: the client, its first try, and how it is retried.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,7 +54,7 @@ pub struct NewEntry {
 /// What starting a questionnaire for clients did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StartOutcome {
-    /// The questionnaire does not exist.
+    /// The questionnaire does not exist, or belongs to another organisation.
     NoQuestionnaire,
     /// These clients are not (live) clients of the portal; nothing was written.
     UnknownClients(Vec<i32>),
@@ -46,7 +76,10 @@ pub struct NewQuestion {
 /// What adding a question did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AddQuestionOutcome {
+    /// The questionnaire does not exist, or belongs to another organisation.
     NoQuestionnaire,
+    /// A template: read-only through the API.
+    Template,
     /// `position` is past the end; the highest allowed position is given.
     PositionOutOfRange {
         max: i32,
@@ -58,29 +91,41 @@ pub enum AddQuestionOutcome {
     Added(Question),
 }
 
-/// The questionnaires function's reads and writes. Questionnaires are system-wide; entries
+/// The questionnaires function's reads and writes. A questionnaire belongs to an organisation or
+/// is a template (`Owner`); one of another organisation is answered as a missing one. Entries
 /// and answers are kept per portal of the client.
 #[async_trait]
 pub trait QuestionnaireStore: Send + Sync + 'static {
-    async fn questionnaires(&self) -> StoreResult<Vec<QuestionnaireSummary>>;
+    /// The questionnaires `viewer` sees: the templates and its own.
+    async fn questionnaires(
+        &self,
+        viewer: OrganisationId,
+    ) -> StoreResult<Vec<QuestionnaireSummary>>;
+    /// Who the questionnaire belongs to; `None` when it does not exist.
+    async fn questionnaire_owner(&self, id: QuestionnaireId) -> StoreResult<Option<Owner>>;
     /// The questionnaire with its questions, and the entries and answers of `portal_id`'s
-    /// clients; unordered.
+    /// clients, unordered; `None` when it does not exist or `viewer` does not see it.
     async fn questionnaire(
         &self,
         id: QuestionnaireId,
         portal_id: PortalId,
+        viewer: OrganisationId,
     ) -> StoreResult<Option<QuestionnaireDetail>>;
-    /// Inserts a question atomically: a concurrent add makes this one re-read and retry.
+    /// Inserts a question atomically into a questionnaire of `editor`: a concurrent add makes
+    /// this one re-read and retry.
     async fn add_question(
         &self,
         questionnaire_id: QuestionnaireId,
+        editor: OrganisationId,
         question: &NewQuestion,
     ) -> StoreResult<AddQuestionOutcome>;
-    /// Creates one open entry per client that has none for this questionnaire, all or nothing.
+    /// Creates one open entry per client that has none for this questionnaire (which `viewer`
+    /// must see), all or nothing.
     async fn start_entries(
         &self,
         questionnaire_id: QuestionnaireId,
         portal_id: PortalId,
+        viewer: OrganisationId,
         entries: &[NewEntry],
         now: Timestamp,
     ) -> StoreResult<StartOutcome>;

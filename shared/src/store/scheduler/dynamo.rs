@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::domain::Schedule;
-use crate::records::{Client, QuestionnaireClientEntry, QuestionnaireSummary, Timestamp};
+use crate::records::{Client, QuestionnaireClientEntry, Timestamp};
 use crate::store::clients::dynamo::CALL_STATS;
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::expression::Expression;
@@ -14,6 +14,7 @@ use crate::store::dynamo::items::{Item, encode, from_item, key, n, s, sk_of};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::questionnaires::dynamo::{
     PENDING, SCHEDULE, due_entry_from_item, entry_as_read, entry_item, open_entry_key,
+    questionnaire_from_item,
 };
 use crate::store::{
     CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore, StoreError, StoreResult,
@@ -132,7 +133,7 @@ impl SchedulerStore for DynamoStore {
         let mut targets = CallTargets::default();
         for mut item in self.batch_get_data(wanted.into_values().collect()).await? {
             if sk_of(&item) == keys::META {
-                let questionnaire: QuestionnaireSummary = from_item(item)?;
+                let (questionnaire, _) = questionnaire_from_item(item)?;
                 targets
                     .questionnaires
                     .insert(questionnaire.id, questionnaire);

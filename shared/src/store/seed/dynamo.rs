@@ -7,10 +7,12 @@ use async_trait::async_trait;
 use crate::domain::{CallStats, Schedule};
 use crate::fixture::Seed;
 use crate::records::{Answer, ClientRequest, PhoneCall, TranscriptLine};
+use crate::store::auth::dynamo::ACCOUNT_ORGANISATION;
 use crate::store::clients::dynamo::{client_item, national_id_claim};
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{Item, data_keys, key, n, padded, to_item};
 use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::questionnaires::dynamo::QUESTIONNAIRE_OWNER;
 use crate::store::questionnaires::dynamo::entry_item;
 use crate::store::{SeedWriter, StoreError, StoreResult};
 
@@ -82,12 +84,22 @@ pub(crate) fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
             ),
         )?);
     }
+    let organisation_of: HashMap<i32, i32> = seed
+        .portals
+        .iter()
+        .map(|portal| (portal.id, portal.organisation_id))
+        .collect();
     for account in &seed.accounts {
-        let keys = data_keys(
+        let mut keys = data_keys(
             keys::account(&account.phone_number),
             keys::META.into(),
             None,
         );
+        let organisation = organisation_of
+            .get(&account.portal_id)
+            .copied()
+            .unwrap_or(0);
+        keys.insert(ACCOUNT_ORGANISATION.into(), n(organisation));
         items.push(to_item(account, keys)?);
     }
     let mut client_portal = HashMap::new();
@@ -120,10 +132,11 @@ pub(crate) fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
     for questionnaire in &seed.questionnaires {
         let pk = keys::questionnaire(questionnaire.id);
         let list = Some(("QUESTIONNAIRES".to_string(), padded(questionnaire.id)));
-        items.push(to_item(
-            &questionnaire.summary(),
-            data_keys(pk.clone(), keys::META.into(), list),
-        )?);
+        let mut keys = data_keys(pk.clone(), keys::META.into(), list);
+        if let Some(owner) = seed.questionnaire_owners.get(&questionnaire.id) {
+            keys.insert(QUESTIONNAIRE_OWNER.into(), n(owner.get()));
+        }
+        items.push(to_item(&questionnaire.summary(), keys)?);
         for question in &questionnaire.questions {
             let sk = format!("QUESTION#{}", padded(question.id));
             items.push(to_item(question, data_keys(pk.clone(), sk, None))?);

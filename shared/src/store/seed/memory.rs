@@ -68,6 +68,11 @@ impl SeedWriter for MemoryStore {
                 },
             );
         }
+        state.questionnaire_owners.extend(
+            seed.questionnaire_owners
+                .iter()
+                .map(|(id, owner)| (*id, *owner)),
+        );
         for (kind, top) in seed.counter_floors() {
             let counter = state.counters.entry(kind).or_insert(0);
             *counter = (*counter).max(top);

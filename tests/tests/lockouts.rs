@@ -1,0 +1,170 @@
+//! Budgets a stranger cannot spend for someone else, on both stores: an attacker's address
+//! (127.0.0.2) hammers an integration's import and a staff member's login, while the
+//! legitimate party comes from another address (127.0.0.3). The attacker's address is locked;
+//! the integration and the staff member are not, and a pending code survives the hammering.
+
+use http::StatusCode;
+use integration_tests::{Backend, TestApp, on_both_stores, otp_in, spawn_app};
+use serde_json::json;
+
+const ATTACKER: &str = "127.0.0.2";
+const INTEGRATION: &str = "127.0.0.3";
+const KARIN: &str = "+46701000001";
+const IMPORT: &str = "/portals/import-clients";
+const REQUEST_OTP: &str = "/authentication/request-otp";
+
+/// A secret shaped like a real one (43 base64url characters), but wrong.
+const WRONG_SECRET: &str = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+
+fn import(secret: &str) -> serde_json::Value {
+    json!({"ssNs": ["19121212-1212"], "portalId": 1, "secret": secret})
+}
+
+fn sms_to(app: &TestApp, phone: &str) -> usize {
+    app.api
+        .outbox
+        .messages()
+        .iter()
+        .filter(|m| m.to == phone)
+        .count()
+}
+
+/// Item 3: ten anonymous wrong secrets used to lock portal 1's import for everyone, the right
+/// secret included. Now only the address they came from is locked.
+async fn wrong_import_secrets_lock_only_the_address_they_come_from(backend: Backend) {
+    let app = spawn_app(backend).await;
+    for _ in 0..10 {
+        app.post_json_from(ATTACKER, IMPORT, import(WRONG_SECRET))
+            .await
+            .problem(StatusCode::UNAUTHORIZED);
+    }
+    let locked = app
+        .post_json_from(ATTACKER, IMPORT, import(WRONG_SECRET))
+        .await;
+    assert_eq!(locked.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(locked.headers.contains_key("retry-after"));
+    let right = app.api.import_secret(1);
+    // The attacker's address stays locked even with the right secret.
+    let still = app.post_json_from(ATTACKER, IMPORT, import(&right)).await;
+    assert_eq!(still.status, StatusCode::TOO_MANY_REQUESTS);
+
+    let imported = app
+        .post_json_from(INTEGRATION, IMPORT, import(&right))
+        .await;
+    assert_eq!(imported.status, StatusCode::OK, "{}", imported.json());
+}
+
+/// An attack spread over many addresses meets the portal's own cap: 100 failures in 15
+/// minutes from all addresses together lock the import for every address.
+async fn a_spread_attack_meets_the_portals_cap(backend: Backend) {
+    let app = spawn_app(backend).await;
+    for address in 0..10 {
+        let ip = format!("127.0.1.{address}");
+        for _ in 0..10 {
+            app.post_json_from(&ip, IMPORT, import(WRONG_SECRET))
+                .await
+                .problem(StatusCode::UNAUTHORIZED);
+        }
+    }
+    let right = app.api.import_secret(1);
+    let refused = app
+        .post_json_from(INTEGRATION, IMPORT, import(&right))
+        .await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    app.clock.advance(chrono::Duration::minutes(15));
+    let later = app
+        .post_json_from(INTEGRATION, IMPORT, import(&right))
+        .await;
+    assert_eq!(later.status, StatusCode::OK, "{}", later.json());
+}
+
+/// Item 4: five anonymous requests for a staff member's number used to give her 429 for an
+/// hour and cancel her pending code. Now her code survives, and she can ask for another.
+async fn login_codes_asked_from_another_address_neither_lock_nor_cancel(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let mine = app
+        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    assert_eq!(mine.status, StatusCode::ACCEPTED);
+    let request_id = mine.json()["requestId"].as_str().unwrap().to_string();
+    let code = app.last_code(KARIN);
+
+    for _ in 0..5 {
+        let hammer = app
+            .post_json_from(ATTACKER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+            .await;
+        assert_eq!(hammer.status, StatusCode::ACCEPTED);
+    }
+    let locked = app
+        .post_json_from(ATTACKER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    assert_eq!(locked.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        sms_to(&app, KARIN),
+        6,
+        "one code of hers, five of the attacker's"
+    );
+
+    // Her pending code still works.
+    let session = app.validate(KARIN, &request_id, &code).await;
+    assert_eq!(session.status, StatusCode::OK, "{}", session.json());
+
+    // And she can still ask for a new one from her own address.
+    let again = app
+        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    assert_eq!(again.status, StatusCode::ACCEPTED);
+    let message = app.api.outbox.messages().last().unwrap().message.clone();
+    assert!(otp_in(&message).is_some());
+}
+
+/// A new code asked from the same address replaces that address's previous one.
+async fn a_new_code_from_the_same_address_replaces_its_previous_one(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let first = app
+        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    let first_id = first.json()["requestId"].as_str().unwrap().to_string();
+    let first_code = app.last_code(KARIN);
+    let second = app
+        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    let second_id = second.json()["requestId"].as_str().unwrap().to_string();
+    let second_code = app.last_code(KARIN);
+    app.validate(KARIN, &first_id, &first_code)
+        .await
+        .problem(StatusCode::UNAUTHORIZED);
+    let session = app.validate(KARIN, &second_id, &second_code).await;
+    assert_eq!(session.status, StatusCode::OK, "{}", session.json());
+}
+
+/// The hard cap: ten codes an hour to one number, from all addresses together (SMS cost, and
+/// harassment of the number's owner).
+async fn no_number_gets_more_than_ten_codes_an_hour(backend: Backend) {
+    let app = spawn_app(backend).await;
+    for address in 0..10 {
+        let ip = format!("127.0.2.{address}");
+        let sent = app
+            .post_json_from(&ip, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+            .await;
+        assert_eq!(sent.status, StatusCode::ACCEPTED);
+    }
+    let capped = app
+        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    assert_eq!(capped.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(sms_to(&app, KARIN), 10);
+    app.clock.advance(chrono::Duration::minutes(61));
+    let later = app
+        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    assert_eq!(later.status, StatusCode::ACCEPTED);
+}
+
+on_both_stores!(
+    wrong_import_secrets_lock_only_the_address_they_come_from,
+    a_spread_attack_meets_the_portals_cap,
+    login_codes_asked_from_another_address_neither_lock_nor_cancel,
+    a_new_code_from_the_same_address_replaces_its_previous_one,
+    no_number_gets_more_than_ten_codes_an_hour,
+);
