@@ -23,6 +23,31 @@ pub fn copy_of_first_client(fixture: &Value, id: i32, primary_number: String) ->
     client
 }
 
+/// Adds a copy of the fixture's first questionnaire as questionnaire `id`, owned by
+/// `organisation` (`None`: a shared template), without entries or answers, its questions
+/// numbered from `first_question`.
+pub fn add_questionnaire_copy(
+    fixture: &mut Value,
+    id: i64,
+    organisation: Option<i64>,
+    first_question: i64,
+) {
+    let mut questionnaire = fixture["questionnaires"][0].clone();
+    questionnaire["id"] = serde_json::json!(id);
+    questionnaire["organisationId"] = serde_json::json!(organisation);
+    questionnaire["clients"] = serde_json::json!([]);
+    questionnaire["answers"] = serde_json::json!([]);
+    let questions = questionnaire["questions"].as_array_mut().unwrap();
+    for (question, number) in questions.iter_mut().zip(first_question..) {
+        question["id"] = serde_json::json!(number);
+        question["questionnaireId"] = serde_json::json!(id);
+    }
+    fixture["questionnaires"]
+        .as_array_mut()
+        .unwrap()
+        .push(questionnaire);
+}
+
 /// The quiet demo fixture plus `n` clients of portal 1 (ids from 100,000), for list sizes.
 pub fn fixture_with_clients(n: usize) -> String {
     let mut fixture = quiet_demo();

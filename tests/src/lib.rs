@@ -21,7 +21,8 @@ pub use endpoints::{
     sample_event,
 };
 pub use fixtures::{
-    copy_of_first_client, fixture_with_clients, fixture_with_due_entries, personnummer, quiet_demo,
+    add_questionnaire_copy, copy_of_first_client, fixture_with_clients, fixture_with_due_entries,
+    personnummer, quiet_demo,
 };
 pub use moto::{
     dynamo_client, fresh_dialler_queue, fresh_tables, local_sdk_config, moto_endpoint, sqs_client,

@@ -6,7 +6,8 @@
 
 use http::StatusCode;
 use integration_tests::{
-    Backend, TestApp, error_fields, on_both_stores, spawn_app, spawn_app_with, without_trace,
+    Backend, TestApp, add_questionnaire_copy, error_fields, on_both_stores, spawn_app,
+    spawn_app_with, without_trace,
 };
 use local_api::DEMO_FIXTURE;
 use serde_json::{Value, json};
@@ -45,25 +46,7 @@ async fn start_for(app: &TestApp, token: &str, questionnaire_id: i64, client: i6
 /// The demo data plus questionnaire 12, a shared template (no `organisationId`).
 fn fixture_with_template() -> String {
     let mut fixture: Value = serde_json::from_str(DEMO_FIXTURE).unwrap();
-    let mut template = fixture["questionnaires"][0].clone();
-    template.as_object_mut().unwrap().remove("organisationId");
-    template["id"] = json!(12);
-    template["name"] = json!("Shared template: meals");
-    template["clients"] = json!([]);
-    template["answers"] = json!([]);
-    for (i, question) in template["questions"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .enumerate()
-    {
-        question["id"] = json!(51 + i);
-        question["questionnaireId"] = json!(12);
-    }
-    fixture["questionnaires"]
-        .as_array_mut()
-        .unwrap()
-        .push(template);
+    add_questionnaire_copy(&mut fixture, 12, None, 51);
     fixture.to_string()
 }
 

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 
 use http::{Method, StatusCode};
 use integration_tests::{
-    Backend, TestApp, TestResponse, on_both_stores, spawn_app_with, without_trace,
+    Backend, TestApp, TestResponse, add_questionnaire_copy, on_both_stores, spawn_app_with,
+    without_trace,
 };
 use local_api::DEMO_FIXTURE;
 use rand::SeedableRng;
@@ -91,24 +92,7 @@ fn three_tenant_fixture() -> String {
         .unwrap()
         .push(contact);
     // Organisation 2's own questionnaire: a copy of 11 without entries or answers.
-    let mut questionnaire = fixture["questionnaires"][0].clone();
-    questionnaire["id"] = json!(13);
-    questionnaire["organisationId"] = json!(2);
-    questionnaire["clients"] = json!([]);
-    questionnaire["answers"] = json!([]);
-    for (i, question) in questionnaire["questions"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .enumerate()
-    {
-        question["id"] = json!(31 + i);
-        question["questionnaireId"] = json!(13);
-    }
-    fixture["questionnaires"]
-        .as_array_mut()
-        .unwrap()
-        .push(questionnaire);
+    add_questionnaire_copy(&mut fixture, 13, Some(2), 31);
     fixture.to_string()
 }
 

@@ -144,19 +144,6 @@ fn e164(raw: &str, region: DefaultRegion) -> Result<String, ApiError> {
     phone::normalise(raw, region).map_err(|reason| ApiError::field("phoneNumber", reason))
 }
 
-/// The 429 for a budget of `max` sends an hour that `times` (oldest first) have used up,
-/// waiting until the oldest that counts is an hour old.
-fn limited(times: &[Timestamp], max: usize, now: Timestamp, detail: &str) -> Result<(), ApiError> {
-    if times.len() < max {
-        return Ok(());
-    }
-    let free_at = times[times.len() - max] + Duration::hours(1);
-    Err(ApiError::TooManyRequests {
-        detail: detail.into(),
-        retry_after_secs: (free_at - now).num_seconds().max(1) as u64,
-    })
-}
-
 /// Sends a login code by SMS when an account has the number. Every well-formed number gets the
 /// same 202, so numbers cannot be enumerated. Not in interface v1: the code has to come from
 /// somewhere.
@@ -193,16 +180,18 @@ async fn request_otp(
             .filter(|send| send.source == source.0)
             .map(|send| send.at)
             .collect();
-        limited(
+        auth::within_budget(
             &from_source,
             rules.otp_max_sends_per_source_per_hour,
+            window,
             now,
             "Too many codes were requested for this number from this address; try again later.",
         )?;
         let all: Vec<Timestamp> = sends.iter().map(|send| send.at).collect();
-        limited(
+        auth::within_budget(
             &all,
             rules.otp_max_sends_per_number_per_hour,
+            window,
             now,
             "Too many codes were requested for this number; try again later.",
         )?;

@@ -263,26 +263,6 @@ fn recent_failures(guard: &ImportGuard, now: Timestamp, window: TimeDelta) -> Ve
     recent
 }
 
-/// When `times` (oldest first) hold `max` or more, the 429 that waits until the oldest that
-/// counts leaves the window.
-fn locked(
-    times: &[Timestamp],
-    max: usize,
-    window: TimeDelta,
-    now: Timestamp,
-    detail: &str,
-) -> Result<(), ApiError> {
-    if times.len() < max {
-        return Ok(());
-    }
-    let free_at = times[times.len() - max] + window;
-    let wait = (free_at - now).num_milliseconds().max(0);
-    Err(ApiError::TooManyRequests {
-        detail: detail.into(),
-        retry_after_secs: u64::try_from((wait + 999) / 1000).unwrap_or(1).max(1),
-    })
-}
-
 /// Checks the locks (the caller's address, then the portal), then the secret; a failure is
 /// recorded with its address before the 401 goes out. A secret that is not even shaped like
 /// one gets the same 401 without a read or a count: it cannot match, and a misconfigured sender
@@ -314,7 +294,7 @@ async fn authorise(
             .filter(|failure| failure.source == source.0)
             .map(|failure| failure.at)
             .collect();
-        locked(
+        auth::within_budget(
             &from_source,
             rules.max_failures_per_source,
             rules.window,
@@ -322,7 +302,7 @@ async fn authorise(
             "Too many failed import attempts from this address for this portal; retry later.",
         )?;
         let from_all: Vec<Timestamp> = failures.iter().map(|failure| failure.at).collect();
-        locked(
+        auth::within_budget(
             &from_all,
             rules.max_failures_per_portal,
             rules.window,
