@@ -87,8 +87,9 @@ fn text_formats(value: &mut Value) {
                 Some(shared::openapi::PROSE) => Some("prose"),
                 _ => None,
             };
+            // A field with a format of its own (`phone`) keeps it.
             if let Some(format) = format {
-                object.insert("format".into(), format.into());
+                object.entry("format").or_insert_with(|| format.into());
             }
             object.values_mut().for_each(text_formats);
         }

@@ -214,11 +214,17 @@ impl utoipa::PartialSchema for UnknownCall {
             limit(&mut line, field, kind);
         }
         call["properties"]["transcript"]["items"] = line;
+        // A number that is not one is a field error (`suggest_unknown_client`).
+        call["properties"]["fromNumber"]["format"] = "phone".into();
         let said = |field: &str| {
+            let mut text = serde_json::json!({"type": "string", "pattern": shared::openapi::SAID});
+            if field == "fromNumber" {
+                text["format"] = "phone".into();
+            }
             serde_json::json!({
                 "type": "object",
                 "required": [field],
-                "properties": {field: {"type": "string", "pattern": shared::openapi::SAID}},
+                "properties": {field: text},
             })
         };
         let call = serde_json::json!({

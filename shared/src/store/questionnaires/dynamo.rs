@@ -229,13 +229,10 @@ impl QuestionnaireStore for DynamoStore {
                     _ => {}
                 }
             }
-            match owner {
-                Some(owner) if owner.visible_to(editor) => {
-                    if owner == Owner::Template {
-                        return Ok(AddQuestionOutcome::Template);
-                    }
-                }
-                _ => return Ok(AddQuestionOutcome::NoQuestionnaire),
+            match owner.filter(|owner| owner.visible_to(editor)) {
+                None => return Ok(AddQuestionOutcome::NoQuestionnaire),
+                Some(Owner::Template) => return Ok(AddQuestionOutcome::Template),
+                Some(Owner::Organisation(_)) => {}
             }
             // Our question is there: an earlier attempt landed and its answer was lost (the
             // SDK retried a transaction that had been applied). Inserting again would shift it.
