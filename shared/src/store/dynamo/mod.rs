@@ -8,12 +8,14 @@
 //!   `callStats`, the call history its derived fields are computed from at read time.
 //!   `PORTAL#{id}` / `NATID#{nationalId}` claims a national id for one client of the portal
 //!   (imports stay idempotent); `PORTAL#{id}` / `IMPORTGUARD` counts failed import attempts.
-//! - `ACCOUNT#{e164}` / `META`: staff account, found by the number it logs in with.
+//! - `ACCOUNT#{e164}` / `META`: staff account, found by the number it logs in with, with
+//!   `organisationId` (its portal's organisation, written with the fixture) for the session.
 //! - `CALL#{id}` / `LINE#{id}`, `META`, `REQ#{id}`: transcript lines sort before the call and
 //!   client requests after it, so "call + transcript" and "call + requests" are one range
 //!   Query each. A call connected to call C, and its lines, carry `gsi1pk = CONNECTED#{C}`.
-//! - `QUESTIONNAIRE#{id}` / `META`, `QUESTION#{id}`, `QUESTIONS` (version of the question
-//!   list, guarding inserts); `gsi1pk = QUESTIONNAIRES` lists them. Per portal of the client,
+//! - `QUESTIONNAIRE#{id}` / `META` (with `ownerOrganisationId`, absent on a shared template),
+//!   `QUESTION#{id}`, `QUESTIONS` (version of the question list, guarding inserts);
+//!   `gsi1pk = QUESTIONNAIRES` lists them. Per portal of the client,
 //!   `QUESTIONNAIRE#{id}#PORTAL#{p}` / `OPEN#{client}` (the client's open entry, at most one),
 //!   `ENTRY#{id}` (closed entries), `ANSWER#{entry}#{question}`. Entries carry `schedule`;
 //!   open ones are in the due-time index: `gsi1pk = DUE#{id % 8}`,
