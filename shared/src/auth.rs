@@ -35,27 +35,6 @@ pub fn new_request_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-/// A sliding-window budget: `Ok` while `times` (oldest first, all inside the window) hold
-/// fewer than `max`; otherwise the 429 that waits until the oldest that counts leaves the
-/// `window`. Login codes and import failures are budgeted this way.
-pub fn within_budget(
-    times: &[crate::records::Timestamp],
-    max: usize,
-    window: chrono::TimeDelta,
-    now: crate::records::Timestamp,
-    detail: &str,
-) -> Result<(), ApiError> {
-    if times.len() < max {
-        return Ok(());
-    }
-    let free_at = times[times.len() - max] + window;
-    let wait = (free_at - now).num_milliseconds().max(0);
-    Err(ApiError::TooManyRequests {
-        detail: detail.into(),
-        retry_after_secs: u64::try_from((wait + 999) / 1000).unwrap_or(1).max(1),
-    })
-}
-
 /// The stored form of a session token.
 pub fn token_hash(token: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes()))

@@ -23,12 +23,10 @@ pub struct Tables {
 pub struct AuthRules {
     pub otp_lifetime: Duration,
     pub otp_max_attempts: u32,
-    /// Codes one source address may have sent to one number per hour: what a stranger's
-    /// address can spend of somebody's logins.
-    pub otp_max_sends_per_source_per_hour: usize,
-    /// Codes sent to one number per hour from all addresses together: the hard cap on SMS
-    /// cost and on harassment of the number's owner.
-    pub otp_max_sends_per_number_per_hour: usize,
+    /// Codes sent to one number per hour: 5 per source address (what a stranger's address
+    /// can spend of somebody's logins), 10 from all addresses together (the hard cap on SMS
+    /// cost and on harassment of the number's owner).
+    pub otp_sends: crate::domain::SourcedBudget,
     pub session_absolute: Duration,
     pub session_idle: Duration,
     /// A session's `lastSeenAt` is written at most this often, so most requests cost one read.
@@ -40,8 +38,11 @@ impl Default for AuthRules {
         Self {
             otp_lifetime: Duration::minutes(10),
             otp_max_attempts: 5,
-            otp_max_sends_per_source_per_hour: 5,
-            otp_max_sends_per_number_per_hour: 10,
+            otp_sends: crate::domain::SourcedBudget {
+                per_source: 5,
+                total: 10,
+                window: Duration::hours(1),
+            },
             session_absolute: Duration::hours(12),
             session_idle: Duration::hours(2),
             session_touch_interval: Duration::seconds(60),

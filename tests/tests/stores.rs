@@ -97,7 +97,7 @@ async fn a_session_deleted_meanwhile_is_not_brought_back_by_a_refresh() {
             used: false,
         };
         let log = shared::store::SendLog {
-            sends: vec![shared::store::OtpSend {
+            sends: vec![shared::domain::SourcedEvent {
                 at: start_time(),
                 source: "192.0.2.1".into(),
             }],

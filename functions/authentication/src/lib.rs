@@ -5,23 +5,21 @@ use std::sync::Arc;
 use axum::extract::{FromRef, State};
 use axum::routing::post;
 use axum::{Router, http::StatusCode};
-use chrono::Duration;
 use serde::{Deserialize, Serialize};
 
 use chrono::{DateTime, Utc};
 use shared::auth::{self, Authenticator, Caller};
+use shared::domain::SourcedEvent;
 use shared::error::ApiError;
 use shared::error::Problem;
 use shared::extract::{Json, JsonResponse, SourceAddress};
 use shared::ids::{AccountId, PortalId};
 use shared::notify::{SmsSender, SnsSms};
 use shared::phone::{self, DefaultRegion};
-use shared::records::{Account, Timestamp};
+use shared::records::Account;
 use shared::runtime::{Platform, Services};
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{
-    AuthStore, BoxError, OtpRequest, OtpSend, SendLog, Session, StaffAccount, StoreError,
-};
+use shared::store::{AuthStore, BoxError, OtpRequest, SendLog, Session, StaffAccount, StoreError};
 use utoipa::ToSchema;
 
 #[derive(Clone)]
@@ -36,7 +34,6 @@ pub struct AuthState {
 }
 
 impl AuthState {
-    /// Wiring on Lambda: the OTP key from Secrets Manager (or `OTP_HASH_KEY`), SMS via SNS.
     pub fn new(services: &Services, sms: Arc<dyn SmsSender>, otp_key: Arc<[u8]>) -> Self {
         Self {
             store: services.store.clone(),
@@ -161,7 +158,6 @@ async fn request_otp(
     Json(body): Json<RequestOtpBody>,
 ) -> Result<JsonResponse<OtpIssued>, ApiError> {
     let phone = e164(&body.phone_number, state.region)?;
-    let window = Duration::hours(1);
     // A concurrent request for the same number changed its send log: read it again.
     let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the number's send log");
     loop {
@@ -169,30 +165,12 @@ async fn request_otp(
         let (account, log) = state.store.otp_context(&phone).await?;
         let now = state.authenticator.clock.now();
         let rules = &state.authenticator.rules;
-        let mut sends: Vec<OtpSend> = log
-            .sends
-            .into_iter()
-            .filter(|send| send.at > now - window && send.at <= now)
-            .collect();
-        sends.sort_by_key(|send| send.at);
-        let from_source: Vec<Timestamp> = sends
-            .iter()
-            .filter(|send| send.source == source.0)
-            .map(|send| send.at)
-            .collect();
-        auth::within_budget(
-            &from_source,
-            rules.otp_max_sends_per_source_per_hour,
-            window,
+        let mut sends = rules.otp_sends.recent(log.sends, now);
+        rules.otp_sends.check(
+            &sends,
+            &source.0,
             now,
             "Too many codes were requested for this number from this address; try again later.",
-        )?;
-        let all: Vec<Timestamp> = sends.iter().map(|send| send.at).collect();
-        auth::within_budget(
-            &all,
-            rules.otp_max_sends_per_number_per_hour,
-            window,
-            now,
             "Too many codes were requested for this number; try again later.",
         )?;
         let code = auth::new_otp_code();
@@ -205,7 +183,7 @@ async fn request_otp(
             attempts: 0,
             used: false,
         };
-        sends.push(OtpSend {
+        sends.push(SourcedEvent {
             at: now,
             source: source.0.clone(),
         });
@@ -277,9 +255,7 @@ async fn validate_otp(
         .store
         .otp_and_account(&phone, &body.request_id)
         .await?;
-    let otp = otp
-        .filter(|otp| otp.request_id == body.request_id)
-        .ok_or(ApiError::Unauthorized)?;
+    let otp = otp.ok_or(ApiError::Unauthorized)?;
     let max = state.authenticator.rules.otp_max_attempts;
     if otp.attempts >= max {
         return Err(ApiError::TooManyRequests {

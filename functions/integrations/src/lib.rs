@@ -47,8 +47,6 @@ pub struct IntegrationsState {
 }
 
 impl IntegrationsState {
-    /// Reads the webhook master secret once, at cold start (`WEBHOOK_SECRET`, or the Secrets
-    /// Manager secret named by `WEBHOOK_SECRET_ARN`).
     pub fn new(services: &Services, webhook_master: Arc<[u8]>) -> Self {
         Self {
             store: services.store.clone(),

@@ -10,45 +10,33 @@ use chrono::TimeDelta;
 use serde::{Deserialize, Serialize};
 
 use shared::auth::{self, Authenticator, Caller};
+use shared::domain::{SourcedBudget, SourcedEvent};
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId, SourceAddress};
 use shared::ids::PortalId;
 use shared::national_id;
-use shared::records::{Portal, Timestamp};
+use shared::records::Portal;
 use shared::runtime::{Platform, Services};
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{ImportFailure, ImportGuard, Imported, PortalStore};
+use shared::store::{ImportGuard, Imported, PortalStore};
 
 /// The import body limit of DESIGN.md section 3: 1000 ids fit with room to spare.
 pub const IMPORT_BODY_LIMIT: usize = 1024 * 1024;
 pub const MAX_IMPORT_IDS: usize = 1000;
 
-/// Failed import attempts allowed per portal within the window before it answers 429.
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(get_portal, import_clients))]
 pub struct ApiDoc;
 
-#[derive(Debug, Clone)]
-pub struct ImportRules {
-    /// Failed attempts from one source address within `window` before that address is
-    /// refused (429): a stranger locks out only their own address.
-    pub max_failures_per_source: usize,
-    /// Failed attempts from all addresses within `window` before the portal's import is
-    /// refused to every address: what stops an attack spread over many addresses.
-    pub max_failures_per_portal: usize,
-    pub window: TimeDelta,
-}
-
-impl Default for ImportRules {
-    fn default() -> Self {
-        Self {
-            max_failures_per_source: 10,
-            max_failures_per_portal: 100,
-            window: TimeDelta::minutes(15),
-        }
-    }
-}
+/// Failed import attempts allowed within 15 minutes: 10 from one source address (a stranger
+/// locks out only their own address), 100 from all addresses together (what stops an attack
+/// spread over many addresses); then 429.
+pub const IMPORT_FAILURES: SourcedBudget = SourcedBudget {
+    per_source: 10,
+    total: 100,
+    window: TimeDelta::minutes(15),
+};
 
 #[derive(Clone)]
 pub struct PortalsState {
@@ -56,18 +44,16 @@ pub struct PortalsState {
     pub authenticator: Authenticator,
     /// The master secret every portal's import secret is derived from.
     pub import_master: Arc<[u8]>,
-    pub rules: ImportRules,
+    pub rules: SourcedBudget,
 }
 
 impl PortalsState {
-    /// Reads the import master secret once, at cold start (`IMPORT_SECRET`, or the Secrets
-    /// Manager secret named by `IMPORT_SECRET_ARN`).
     pub fn new(services: &Services, import_master: Arc<[u8]>) -> Self {
         Self {
             portals: services.store.clone(),
             authenticator: services.authenticator(),
             import_master,
-            rules: ImportRules::default(),
+            rules: IMPORT_FAILURES,
         }
     }
 
@@ -251,18 +237,6 @@ async fn import_clients(
     Ok(JsonResponse::ok(result))
 }
 
-/// The failures still inside the window at `now`, oldest first.
-fn recent_failures(guard: &ImportGuard, now: Timestamp, window: TimeDelta) -> Vec<ImportFailure> {
-    let mut recent: Vec<ImportFailure> = guard
-        .failures
-        .iter()
-        .filter(|failure| failure.at > now - window && failure.at <= now)
-        .cloned()
-        .collect();
-    recent.sort_by_key(|failure| failure.at);
-    recent
-}
-
 /// Checks the locks (the caller's address, then the portal), then the secret; a failure is
 /// recorded with its address before the 401 goes out. A secret that is not even shaped like
 /// one gets the same 401 without a read or a count: it cannot match, and a misconfigured sender
@@ -288,25 +262,12 @@ async fn authorise(
         rounds.start().await?;
         let now = state.authenticator.clock.now();
         let context = state.portals.import_context(PortalId(portal_id)).await?;
-        let mut failures = recent_failures(&context.guard, now, rules.window);
-        let from_source: Vec<Timestamp> = failures
-            .iter()
-            .filter(|failure| failure.source == source.0)
-            .map(|failure| failure.at)
-            .collect();
-        auth::within_budget(
-            &from_source,
-            rules.max_failures_per_source,
-            rules.window,
+        let mut failures = rules.recent(context.guard.failures, now);
+        rules.check(
+            &failures,
+            &source.0,
             now,
             "Too many failed import attempts from this address for this portal; retry later.",
-        )?;
-        let from_all: Vec<Timestamp> = failures.iter().map(|failure| failure.at).collect();
-        auth::within_budget(
-            &from_all,
-            rules.max_failures_per_portal,
-            rules.window,
-            now,
             "Too many failed import attempts for this portal; retry later.",
         )?;
         // The comparison runs whether or not the portal exists, so timing tells nothing.
@@ -314,7 +275,7 @@ async fn authorise(
         if secret_matches && context.portal.is_some() {
             return Ok(());
         }
-        failures.push(ImportFailure {
+        failures.push(SourcedEvent {
             at: now,
             source: source.0.clone(),
         });
@@ -330,25 +291,5 @@ async fn authorise(
             tracing::warn!(portal_id, "import refused: wrong secret or unknown portal");
             return Err(ApiError::Unauthorized);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_failures_inside_the_window_count() {
-        let now: Timestamp = "2026-11-20T12:00:00Z".parse().unwrap();
-        let failure = |minutes_ago: i64| ImportFailure {
-            at: now - TimeDelta::minutes(minutes_ago),
-            source: "192.0.2.1".into(),
-        };
-        let guard = ImportGuard {
-            failures: vec![failure(20), failure(15), failure(14), failure(0)],
-            version: 4,
-        };
-        let recent = recent_failures(&guard, now, TimeDelta::minutes(15));
-        assert_eq!(recent, [failure(14), failure(0)]);
     }
 }

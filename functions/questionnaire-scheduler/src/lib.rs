@@ -171,7 +171,6 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    /// The Lambda's scheduler: the DynamoDB store and the queue named by `DIALLER_QUEUE_URL`.
     pub fn new(services: &Services, dialler: Arc<dyn Dialler>, config: SchedulerConfig) -> Self {
         Self {
             store: services.store.clone(),

@@ -17,7 +17,7 @@ pub mod scheduler;
 pub mod schema;
 pub mod seed;
 
-pub use auth::{AuthStore, OtpRequest, OtpSend, SendLog, Session, SessionReader, StaffAccount};
+pub use auth::{AuthStore, OtpRequest, SendLog, Session, SessionReader, StaffAccount};
 pub use clients::{ClientChanges, ClientField, ClientPage, ClientPageRequest, ClientStore};
 pub use contact_details::{ContactDetailChanges, ContactDetailStore};
 pub use ingest::{
@@ -26,7 +26,7 @@ pub use ingest::{
 };
 pub use organisations::{FixLookup, FixTarget, OrganisationStore};
 pub use phone_calls::PhoneCallReader;
-pub use portals::{ImportContext, ImportFailure, ImportGuard, Imported, PortalStore};
+pub use portals::{ImportContext, ImportGuard, Imported, PortalStore};
 pub use questionnaires::{
     AddQuestionOutcome, NewEntry, NewQuestion, Owner, QuestionnaireStore, StartOutcome,
 };

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, ReturnValue, Update};
 use serde::{Deserialize, Serialize};
 
+use crate::domain::SourcedEvent;
 use crate::records::{Account, Role, Timestamp};
 use crate::store::dynamo::errors::{build_error, classify};
 use crate::store::dynamo::items::{
@@ -17,8 +18,7 @@ use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::optimistic::{self, LostRace, Round};
 use crate::store::{
-    AuthStore, OtpRequest, OtpSend, SendLog, Session, SessionReader, StaffAccount, StoreError,
-    StoreResult,
+    AuthStore, OtpRequest, SendLog, Session, SessionReader, StaffAccount, StoreError, StoreResult,
 };
 
 #[derive(Serialize, Deserialize)]
@@ -52,7 +52,7 @@ pub(crate) struct SendLogItem {
     /// Named apart from the plain send times logs held before sends were counted per source
     /// address; such a log reads as empty (it expired within the hour).
     #[serde(default)]
-    sourced_sends: Vec<OtpSend>,
+    sourced_sends: Vec<SourcedEvent>,
     #[serde(default)]
     pending: std::collections::BTreeMap<String, String>,
     version: u64,

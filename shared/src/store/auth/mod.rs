@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 
+use crate::domain::SourcedEvent;
 use crate::records::{Account, Role, Timestamp};
 use crate::store::StoreResult;
 
@@ -49,18 +50,10 @@ pub struct StaffAccount {
 /// another address leaves it alone); with the version that guards the log's update.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SendLog {
-    pub sends: Vec<OtpSend>,
+    pub sends: Vec<SourcedEvent>,
     /// Source address to its pending request id.
     pub pending: std::collections::BTreeMap<String, String>,
     pub version: u64,
-}
-
-/// One code sent: when, and for which source address.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OtpSend {
-    pub at: Timestamp,
-    pub source: String,
 }
 
 /// What every authenticated function needs: read a session, and keep its idle clock fresh.

@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::CallStats;
+use crate::domain::SourcedEvent;
 use crate::fixture::counters;
 use crate::records::{Client, Portal};
 use crate::store::clients::dynamo::{client_item, national_id_claim};
@@ -18,9 +19,7 @@ use crate::store::dynamo::items::{
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::optimistic::{self, LostRace, Round};
-use crate::store::{
-    ImportContext, ImportFailure, ImportGuard, Imported, PortalStore, StoreError, StoreResult,
-};
+use crate::store::{ImportContext, ImportGuard, Imported, PortalStore, StoreError, StoreResult};
 
 /// Rounds an import may lose to concurrent imports of the same national ids.
 const IMPORT_ROUNDS: u32 = 5;
@@ -43,7 +42,7 @@ pub(crate) struct ImportGuardItem {
     /// Named apart from the per-portal timestamps guard items held before failures were
     /// counted per source address; such an item reads as no failures (it expired a day later).
     #[serde(default)]
-    sourced_failures: Vec<ImportFailure>,
+    sourced_failures: Vec<SourcedEvent>,
     version: u64,
 }
 

@@ -2,7 +2,9 @@
 
 use async_trait::async_trait;
 
-use crate::records::{Portal, Timestamp};
+use crate::domain::SourcedEvent;
+
+use crate::records::Portal;
 use crate::store::StoreResult;
 
 use crate::ids::PortalId;
@@ -14,16 +16,8 @@ mod memory;
 /// version that guards their update.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ImportGuard {
-    pub failures: Vec<ImportFailure>,
+    pub failures: Vec<SourcedEvent>,
     pub version: u64,
-}
-
-/// One failed import attempt: when, and from which source address.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ImportFailure {
-    pub at: Timestamp,
-    pub source: String,
 }
 
 /// What an import request needs before it may write: whether the portal exists, and its guard.

@@ -26,14 +26,6 @@ impl Owner {
         organisation.map_or(Self::Template, Self::Organisation)
     }
 
-    /// The owning organisation, `None` for a template.
-    pub fn organisation(self) -> Option<OrganisationId> {
-        match self {
-            Self::Template => None,
-            Self::Organisation(id) => Some(id),
-        }
-    }
-
     /// Whether staff of `organisation` see it: a template, or their organisation's own.
     pub fn visible_to(self, organisation: OrganisationId) -> bool {
         match self {
