@@ -127,10 +127,9 @@ impl Services {
     }
 }
 
-/// What every Lambda builds once at cold start: configuration, SDK settings, and the services
-/// over the DynamoDB store.
+/// What every Lambda builds once at cold start from its configuration: SDK settings, and the
+/// services over the DynamoDB store.
 pub struct Platform {
-    pub config: crate::config::Config,
     pub sdk: aws_config::SdkConfig,
     pub services: Services,
 }
@@ -141,20 +140,16 @@ impl Platform {
         let sdk = aws_config().await;
         let store = crate::store::dynamo::DynamoStore::new(
             crate::store::dynamo::client_from(&sdk),
-            config.tables.clone(),
+            config.tables,
         );
         let services = Services {
             store: std::sync::Arc::new(store),
             clock: std::sync::Arc::new(crate::clock::SystemClock),
             region: config.region,
-            time_zone: config.time_zone.clone(),
-            rules: config.auth.clone(),
+            time_zone: config.time_zone,
+            rules: config.auth,
         };
-        Ok(Self {
-            config,
-            sdk,
-            services,
-        })
+        Ok(Self { sdk, services })
     }
 
     /// A function's secret, from the environment or Secrets Manager, resolved once at start.

@@ -354,7 +354,7 @@ async fn another_organisations_calls_and_clients_answer_404_and_stay_as_they_wer
 async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
     let app = spawn(backend).await;
     let norr = app.login(NORR).await;
-    let store = app.api.store.clone();
+    let store = app.api.services.store.clone();
     let now = app.clock.now();
     let olof_before = app.listed_client(&norr, 501).await;
 

@@ -535,7 +535,7 @@ async fn a_late_call_completes_an_entry_that_ran_out_of_attempts(backend: Backen
 
 async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
     let app = spawn_app(backend).await;
-    let store = app.api.store.clone();
+    let store = app.api.services.store.clone();
     let token = app.login(KARIN).await;
     let read = store
         .delivery_state(PortalId(1), "evt-1", "conv-a", None)

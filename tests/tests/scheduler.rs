@@ -200,6 +200,7 @@ async fn an_entry_is_found_by_its_id_alone_open_or_closed(backend: Backend) {
     let id = i32::try_from(created["id"].as_i64().unwrap()).unwrap();
     let open = app
         .api
+        .services
         .store
         .entry_by_id(EntryId(id))
         .await
@@ -219,6 +220,7 @@ async fn an_entry_is_found_by_its_id_alone_open_or_closed(backend: Backend) {
     app.run_scheduler(start_time()).await;
     let closed = app
         .api
+        .services
         .store
         .entry_by_id(EntryId(id))
         .await
@@ -228,7 +230,12 @@ async fn an_entry_is_found_by_its_id_alone_open_or_closed(backend: Backend) {
     assert_eq!(closed.entry.next_try_at, None);
     assert_eq!(closed.portal_id, 1);
     assert_eq!(
-        app.api.store.entry_by_id(EntryId(id + 1000)).await.unwrap(),
+        app.api
+            .services
+            .store
+            .entry_by_id(EntryId(id + 1000))
+            .await
+            .unwrap(),
         None
     );
 }

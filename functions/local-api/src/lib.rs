@@ -29,17 +29,15 @@ pub const DEMO_FIXTURE: &str = include_str!("../fixtures/demo.json");
 
 /// The pieces a local (or test) API is made of.
 pub struct LocalApi {
-    pub store: Arc<dyn Store>,
-    pub clock: Arc<dyn Clock>,
+    /// The store, clock, region, zone and auth rules every function's state is built from,
+    /// as on Lambda.
+    pub services: Services,
     pub outbox: Outbox,
-    pub rules: AuthRules,
-    pub region: DefaultRegion,
     pub otp_key: Arc<[u8]>,
     /// The master secret portals' import secrets derive from (`IMPORT_SECRET`).
     pub import_master: Arc<[u8]>,
     /// The master secret portals' webhook secrets derive from (`WEBHOOK_SECRET`).
     pub webhook_master: Arc<[u8]>,
-    pub time_zone: shared::zone::Zone,
     /// Where scheduler passes send call attempts: the outbox, unless replaced.
     pub dialler: Arc<dyn Dialler>,
     pub scheduler_config: SchedulerConfig,
@@ -63,14 +61,16 @@ impl LocalApi {
             dialler: Arc::new(outbox.clone()),
             scheduler_config: SchedulerConfig::new(shared::zone::Zone::stockholm()),
             outbox,
-            store,
-            clock,
-            rules: AuthRules::default(),
-            region,
+            services: Services {
+                store,
+                clock,
+                region,
+                time_zone: shared::zone::Zone::stockholm(),
+                rules: AuthRules::default(),
+            },
             otp_key: random_key(),
             import_master: random_key(),
             webhook_master: random_key(),
-            time_zone: shared::zone::Zone::stockholm(),
             reranker: None,
         }
     }
@@ -91,7 +91,7 @@ impl LocalApi {
     }
 
     pub fn with_time_zone(mut self, zone: shared::zone::Zone) -> Self {
-        self.time_zone = zone.clone();
+        self.services.time_zone = zone.clone();
         self.scheduler_config.time_zone = zone;
         self
     }
@@ -106,57 +106,46 @@ impl LocalApi {
         shared::auth::portal_import_secret(&self.import_master, portal_id)
     }
 
-    /// What every function's state is built from, as on Lambda.
-    pub fn services(&self) -> Services {
-        Services {
-            store: self.store.clone(),
-            clock: self.clock.clone(),
-            region: self.region,
-            time_zone: self.time_zone.clone(),
-            rules: self.rules.clone(),
-        }
-    }
-
     pub fn authenticator(&self) -> Authenticator {
-        self.services().authenticator()
+        self.services.authenticator()
     }
 
     pub fn auth_state(&self) -> authentication::AuthState {
         let sms = Arc::new(self.outbox.clone());
-        authentication::AuthState::new(&self.services(), sms, self.otp_key.clone())
+        authentication::AuthState::new(&self.services, sms, self.otp_key.clone())
     }
 
     pub fn phone_calls_state(&self) -> phone_calls::PhoneCallsState {
-        phone_calls::PhoneCallsState::new(&self.services())
+        phone_calls::PhoneCallsState::new(&self.services)
     }
 
     pub fn clients_state(&self) -> clients::ClientsState {
-        clients::ClientsState::new(&self.services())
+        clients::ClientsState::new(&self.services)
     }
 
     pub fn portals_state(&self) -> portals::PortalsState {
-        portals::PortalsState::new(&self.services(), self.import_master.clone())
+        portals::PortalsState::new(&self.services, self.import_master.clone())
     }
 
     pub fn contact_details_state(&self) -> contact_details::ContactDetailsState {
-        contact_details::ContactDetailsState::new(&self.services())
+        contact_details::ContactDetailsState::new(&self.services)
     }
 
     pub fn questionnaires_state(&self) -> questionnaires::QuestionnairesState {
-        questionnaires::QuestionnairesState::new(&self.services())
+        questionnaires::QuestionnairesState::new(&self.services)
     }
 
     pub fn organisations_state(&self) -> organisations::OrganisationsState {
-        organisations::OrganisationsState::new(&self.services(), self.reranker.clone())
+        organisations::OrganisationsState::new(&self.services, self.reranker.clone())
     }
 
     pub fn integrations_state(&self) -> integrations::IntegrationsState {
-        integrations::IntegrationsState::new(&self.services(), self.webhook_master.clone())
+        integrations::IntegrationsState::new(&self.services, self.webhook_master.clone())
     }
 
     pub fn scheduler(&self) -> Scheduler {
         Scheduler::new(
-            &self.services(),
+            &self.services,
             self.dialler.clone(),
             self.scheduler_config.clone(),
         )
