@@ -28,7 +28,7 @@ scripts/package.sh
 } | tee target/performance.md
 # One TLS stack: the TLS and HTTP crates in the functions' tree, and any of them twice.
 functions=(authentication phone-calls clients portals contact-details questionnaires
-  questionnaire-scheduler organisations integrations)
+  questionnaire-scheduler organisations integrations access-log)
 packages=()
 for f in "${functions[@]}"; do packages+=(-p "$f"); done
 tls_crates='^(rustls|ring|aws-lc-rs|aws-lc-sys|openssl|native-tls|hyper|hyper-rustls|tokio-rustls|h2) v'

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUNCTIONS=(authentication phone-calls clients portals contact-details questionnaires
-  questionnaire-scheduler organisations integrations)
+  questionnaire-scheduler organisations integrations access-log)
 
 python3 -m venv .venv
 .venv/bin/pip install --quiet --disable-pip-version-check -r scripts/requirements-test.txt

@@ -86,6 +86,8 @@ pub struct Authenticator {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Caller {
     pub account_id: crate::ids::AccountId,
+    /// As it was at login.
+    pub account_name: String,
     pub portal_id: crate::ids::PortalId,
     pub organisation_id: crate::ids::OrganisationId,
     pub role: crate::records::Role,
@@ -122,6 +124,7 @@ impl Authenticator {
         }
         Ok(Caller {
             account_id: session.account_id,
+            account_name: session.account_name,
             portal_id: session.portal_id,
             organisation_id: session.organisation_id,
             role: session.role,

@@ -11,11 +11,12 @@ pub struct ConfigError {
     pub problem: String,
 }
 
-/// Names of the two DynamoDB tables (`DATA_TABLE`, `AUTH_TABLE`).
+/// Names of the DynamoDB tables (`DATA_TABLE`, `AUTH_TABLE`, `ACCESS_LOG_TABLE`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tables {
     pub data: String,
     pub auth: String,
+    pub access_log: String,
 }
 
 /// Session and OTP rules of DESIGN.md section 4; tests shorten nothing, they move the clock.
@@ -78,6 +79,7 @@ impl Config {
             Some(Tables {
                 data: "call-handling-data".into(),
                 auth: "call-handling-auth".into(),
+                access_log: "call-handling-access-log".into(),
             }),
         )
     }
@@ -107,6 +109,10 @@ impl Config {
             tables: Tables {
                 data: required("DATA_TABLE", default_tables.as_ref().map(|t| &t.data))?,
                 auth: required("AUTH_TABLE", default_tables.as_ref().map(|t| &t.auth))?,
+                access_log: required(
+                    "ACCESS_LOG_TABLE",
+                    default_tables.as_ref().map(|t| &t.access_log),
+                )?,
             },
             region,
             time_zone,
@@ -186,6 +192,7 @@ mod tests {
         let local = Config::for_local(|_| None).unwrap();
         assert_eq!(local.tables.data, "call-handling-data");
         assert_eq!(local.tables.auth, "call-handling-auth");
+        assert_eq!(local.tables.access_log, "call-handling-access-log");
         let named =
             Config::for_local(|name| (name == "DATA_TABLE").then(|| "mine".into())).unwrap();
         assert_eq!(named.tables.data, "mine");
@@ -196,6 +203,7 @@ mod tests {
         let base = |name: &str| match name {
             "DATA_TABLE" => Some("d".to_string()),
             "AUTH_TABLE" => Some("a".to_string()),
+            "ACCESS_LOG_TABLE" => Some("l".to_string()),
             _ => None,
         };
         assert_eq!(

@@ -109,6 +109,8 @@ pub fn finish(router: Router) -> Router {
 #[derive(Clone)]
 pub struct Services {
     pub store: std::sync::Arc<dyn crate::store::Store>,
+    /// The access log: the store's own, unless a test puts a failing one in its place.
+    pub access_log: std::sync::Arc<dyn crate::store::AccessLogReader>,
     pub clock: std::sync::Arc<dyn crate::clock::Clock>,
     pub region: crate::phone::DefaultRegion,
     /// The zone portals' contact windows and calling hours are in.
@@ -117,6 +119,32 @@ pub struct Services {
 }
 
 impl Services {
+    /// Services over one store, which also keeps the access log.
+    pub fn new(
+        store: std::sync::Arc<dyn crate::store::Store>,
+        clock: std::sync::Arc<dyn crate::clock::Clock>,
+        region: crate::phone::DefaultRegion,
+        time_zone: crate::zone::Zone,
+        rules: crate::config::AuthRules,
+    ) -> Self {
+        Self {
+            access_log: store.clone(),
+            store,
+            clock,
+            region,
+            time_zone,
+            rules,
+        }
+    }
+
+    /// The access-log layer of the routes that touch clients' data.
+    pub fn audit(&self) -> crate::audit::AuditLog {
+        crate::audit::AuditLog {
+            log: self.access_log.clone(),
+            clock: self.clock.clone(),
+        }
+    }
+
     /// The session check every authenticated route runs.
     pub fn authenticator(&self) -> crate::auth::Authenticator {
         crate::auth::Authenticator {
@@ -142,13 +170,13 @@ impl Platform {
             crate::store::dynamo::client_from(&sdk),
             config.tables,
         );
-        let services = Services {
-            store: std::sync::Arc::new(store),
-            clock: std::sync::Arc::new(crate::clock::SystemClock),
-            region: config.region,
-            time_zone: config.time_zone,
-            rules: config.auth,
-        };
+        let services = Services::new(
+            std::sync::Arc::new(store),
+            std::sync::Arc::new(crate::clock::SystemClock),
+            config.region,
+            config.time_zone,
+            config.auth,
+        );
         Ok(Self { sdk, services })
     }
 

@@ -472,6 +472,37 @@ impl TestApp {
         lines
     }
 
+    /// The same API with its access log replaced (by one whose writes fail, say).
+    pub fn with_access_log(mut self, log: Arc<dyn shared::store::AccessLogReader>) -> Self {
+        self.api.services.access_log = log;
+        self.router = self.api.router();
+        self
+    }
+
+    /// Every access record of these portals, oldest first, read from the store itself (a
+    /// read through the API would add records of its own).
+    pub async fn access_records(
+        &self,
+        portals: &[i32],
+    ) -> Vec<shared::store::access_log::AccessRecord> {
+        let mut records = Vec::new();
+        for portal in portals {
+            let page = self
+                .api
+                .services
+                .access_log
+                .portal_log(
+                    shared::ids::PortalId(*portal),
+                    &shared::store::access_log::LogQuery::default(),
+                )
+                .await
+                .expect("the access log is read");
+            records.extend(page.items);
+        }
+        records.sort_by(|a, b| a.id.cmp(&b.id));
+        records
+    }
+
     /// DynamoDB requests since the last call, by operation; `None` on the in-memory store.
     pub fn take_dynamo_requests(&self) -> Option<HashMap<String, usize>> {
         self.counter.as_ref().map(RequestCounter::take)

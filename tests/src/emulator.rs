@@ -84,6 +84,7 @@ pub fn start_emulator() -> (Running, u16) {
 pub struct Environment {
     pub data_table: String,
     pub auth_table: String,
+    pub access_log_table: String,
     pub queue_url: String,
 }
 
@@ -108,6 +109,7 @@ impl Live {
         let env = Environment {
             data_table: tables.data,
             auth_table: tables.auth,
+            access_log_table: tables.access_log,
             queue_url: fresh_dialler_queue(&sqs_client(None)).await,
         };
         Self {
@@ -163,6 +165,7 @@ pub fn start_function(
         .env("AWS_EC2_METADATA_DISABLED", "true")
         .env("DATA_TABLE", &env.data_table)
         .env("AUTH_TABLE", &env.auth_table)
+        .env("ACCESS_LOG_TABLE", &env.access_log_table)
         .env("DIALLER_QUEUE_URL", &env.queue_url)
         .env("OTP_HASH_KEY", OTP_HASH_KEY)
         .env("IMPORT_SECRET", IMPORT_MASTER)

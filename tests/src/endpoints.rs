@@ -30,12 +30,20 @@ pub struct Endpoint {
 }
 
 const READ: &str = "read";
-const TWO_READS: &str = "read of two item collections";
 const WRITE: &str = "single-record write";
 const WRITE_AND_ID: &str = "1 write + 1 id";
-const TRANSACTION: &str = "1 transaction per 100 records";
-const CREATE: &str = "1 transaction per 100 records + 1 id range";
-const CALL: &str = "1 transaction per 100 records + 3 id ranges (call, lines, requests)";
+// Issue 23: a request that shows or changes clients' data appends its access record, one
+// write (a transaction of the record and each client's copy, 100 items per transaction).
+const READ_LOGGED: &str = "read + access record";
+const TWO_READS_LOGGED: &str = "read of two item collections + access record";
+const WRITE_LOGGED: &str = "single-record write + access record";
+const CREATE_LOGGED: &str = "1 transaction per 100 records + 1 id range + access record";
+const CALL_LOGGED: &str =
+    "1 transaction per 100 records + 3 id ranges (call, lines, requests) + access record";
+const TRANSACTION_LOGGED: &str = "1 transaction per 100 records + access record";
+const EXTRACT: &str = "client check + read + access record";
+const REVIEW: &str =
+    "read of the period's record ids + read of the drawn records + review + access record";
 
 const fn read(
     event: &'static str,
@@ -76,24 +84,28 @@ const fn at(
 pub const ENDPOINTS: &[Endpoint] = &[
     write("authentication-request-otp", "authentication", 202, (1, WRITE)),
     write("authentication-validate-otp", "authentication", 401, (1, WRITE)),
-    read("phone-calls-get", "phone-calls", (2, TWO_READS)),
-    read("phone-calls-requests", "phone-calls", (1, READ)),
-    read("clients-list", "clients", (1, READ)),
-    write("clients-patch", "clients", 200, (1, WRITE)),
+    read("phone-calls-get", "phone-calls", (3, TWO_READS_LOGGED)),
+    read("phone-calls-requests", "phone-calls", (2, READ_LOGGED)),
+    read("clients-list", "clients", (2, READ_LOGGED)),
+    write("clients-patch", "clients", 200, (2, WRITE_LOGGED)),
     read("portals-get", "portals", (1, READ)),
-    write("portals-import-clients", "portals", 200, (2, CREATE)),
+    write("portals-import-clients", "portals", 200, (3, CREATE_LOGGED)),
     read("contact-details-list", "contact-details", (1, READ)),
     read("contact-details-get", "contact-details", (1, READ)),
     read("contact-details-active", "contact-details", (1, READ)),
     write("contact-details-put", "contact-details", 200, (1, WRITE)),
     read("questionnaires-list", "questionnaires", (1, READ)),
-    read("questionnaires-get", "questionnaires", (2, TWO_READS)),
+    read("questionnaires-get", "questionnaires", (3, TWO_READS_LOGGED)),
     write("questionnaires-add-question", "questionnaires", 201, (2, WRITE_AND_ID)),
-    write("questionnaires-start-for-clients", "questionnaires", 200, (2, CREATE)),
-    read("organisations-suggest-unknown-client", "organisations", (2, TWO_READS)),
-    write("organisations-fix-unknown-client", "organisations", 200, (1, WRITE)),
-    write("integrations-voice-call-ended", "integrations", 200, (4, CALL)),
-    write("integrations-voice-call-analyzed", "integrations", 200, (1, TRANSACTION)),
+    write("questionnaires-start-for-clients", "questionnaires", 200, (3, CREATE_LOGGED)),
+    read("organisations-suggest-unknown-client", "organisations", (3, TWO_READS_LOGGED)),
+    write("organisations-fix-unknown-client", "organisations", 200, (2, WRITE_LOGGED)),
+    write("integrations-voice-call-ended", "integrations", 200, (5, CALL_LOGGED)),
+    write("integrations-voice-call-analyzed", "integrations", 200, (2, TRANSACTION_LOGGED)),
+    read("access-log-client-extract", "access-log", (3, EXTRACT)),
+    read("access-log-list", "access-log", (2, READ_LOGGED)),
+    write("access-log-record-review", "access-log", 201, (4, REVIEW)),
+    read("access-log-reviews-list", "access-log", (2, READ_LOGGED)),
     write("authentication-logout", "authentication", 204, (1, WRITE)),
 ];
 

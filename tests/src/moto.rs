@@ -48,6 +48,7 @@ pub async fn fresh_tables(client: &aws_sdk_dynamodb::Client) -> Tables {
     let tables = Tables {
         data: format!("data-{}-{n}", &run[..8]),
         auth: format!("auth-{}-{n}", &run[..8]),
+        access_log: format!("access-log-{}-{n}", &run[..8]),
     };
     schema::create_tables(client, &tables)
         .await

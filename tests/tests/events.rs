@@ -56,6 +56,7 @@ async fn every_sample_event_is_answered_by_its_functions_router() {
         "questionnaires" => questionnaires::router(app.api.questionnaires_state()),
         "organisations" => organisations::router(app.api.organisations_state()),
         "integrations" => integrations::router(app.api.integrations_state()),
+        "access-log" => access_log::router(app.api.access_log_state()),
         other => panic!("no function {other}"),
     };
     let dir = format!("{}/../events", env!("CARGO_MANIFEST_DIR"));

@@ -74,7 +74,9 @@ fn check_shape(name: &str, body: &Value) {
         | "clients-list"
         | "contact-details-list"
         | "contact-details-active"
-        | "questionnaires-list" => {
+        | "questionnaires-list"
+        | "access-log-client-extract"
+        | "access-log-reviews-list" => {
             assert!(body.is_array(), "{name}: {body}")
         }
         "clients-patch" => has(body, &["id", "name", "totalCalls", "lastCallAt"]),
@@ -88,6 +90,18 @@ fn check_shape(name: &str, body: &Value) {
             has(body, &["clientId", "confidence", "candidates"])
         }
         "organisations-fix-unknown-client" => has(body, &["id", "clientId", "isUnknown"]),
+        "access-log-list" => {
+            let records = body.as_array().expect("a list of records");
+            assert!(
+                !records.is_empty(),
+                "{name}: this run's accesses are listed"
+            );
+            has(
+                &records[0],
+                &["id", "at", "accessor", "action", "clientIds", "status"],
+            );
+        }
+        "access-log-record-review" => has(body, &["id", "drawn", "population", "records"]),
         "integrations-voice-call-ended" | "integrations-voice-call-analyzed" => {
             assert!(body["phoneCallId"].is_i64(), "{name}: {body}")
         }
@@ -190,8 +204,8 @@ fn check_logs(text: &str, secrets: &[&str]) {
             "{name}: {line}"
         );
         if *name == "phone-calls-get" {
-            // The session check and the two Queries of DESIGN.md's budget.
-            assert_eq!(fields["dynamodb_requests"], 3, "{line}");
+            // The session check, the two Queries of DESIGN.md's budget and the access record.
+            assert_eq!(fields["dynamodb_requests"], 4, "{line}");
             assert_eq!(fields["route"], "/phone-calls/{id}", "{line}");
         }
         let lambda_id = line["span"]["lambda_request_id"].as_str().unwrap_or("-");

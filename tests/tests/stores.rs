@@ -28,6 +28,7 @@ fn session(hash: &str, account_id: i32) -> Session {
     Session {
         token_hash: hash.into(),
         account_id: AccountId(account_id),
+        account_name: format!("Account {account_id}"),
         portal_id: PortalId(1),
         organisation_id: OrganisationId(1),
         role: Role::Staff,

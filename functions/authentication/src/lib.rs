@@ -286,6 +286,7 @@ async fn validate_otp(
     let session = Session {
         token_hash: auth::token_hash(&token),
         account_id: AccountId(account.id),
+        account_name: account.name.clone(),
         portal_id: PortalId(account.portal_id),
         organisation_id,
         role: account.role,

@@ -11,6 +11,7 @@ use axum::routing::{get, patch};
 use http::{HeaderValue, header};
 use serde::Deserialize;
 
+use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
@@ -18,6 +19,7 @@ use shared::ids::ClientId;
 use shared::phone::{self, DefaultRegion};
 use shared::records::Client;
 use shared::runtime::Services;
+use shared::store::access_log::Action;
 use shared::store::{ClientChanges, ClientField, ClientPageRequest, ClientStore};
 use shared::validate::{self, Validator};
 
@@ -34,6 +36,7 @@ pub struct ClientsState {
     pub clients: Arc<dyn ClientStore>,
     pub authenticator: Authenticator,
     pub region: DefaultRegion,
+    pub audit: AuditLog,
 }
 
 impl ClientsState {
@@ -42,6 +45,7 @@ impl ClientsState {
             clients: services.store.clone(),
             authenticator: services.authenticator(),
             region: services.region,
+            audit: services.audit(),
         }
     }
 }
@@ -59,10 +63,11 @@ pub fn router(state: ClientsState) -> Router {
 
 /// The bare routes, for `local-api` to merge with the other functions'.
 pub fn routes(state: ClientsState) -> Router {
-    Router::new()
+    let audit = state.audit.clone();
+    let routes = Router::new()
         .route("/clients", get(list_clients))
-        .route("/clients/{id}", patch(update_client))
-        .with_state(state)
+        .route("/clients/{id}", patch(update_client));
+    shared::audit::logged(routes, audit).with_state(state)
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -124,6 +129,7 @@ fn page_request(query: ListQuery) -> Result<ClientPageRequest, ApiError> {
 async fn list_clients(
     State(state): State<ClientsState>,
     caller: Caller,
+    access: AccessNote,
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
@@ -133,6 +139,12 @@ async fn list_clients(
         .clients
         .clients(caller.portal_id, request, now)
         .await?;
+    access.by_caller(
+        &caller,
+        Action::ListClients,
+        page.clients.iter().map(|client| client.id),
+        [],
+    );
     let mut response = JsonResponse::ok(page.clients).into_response();
     if let (Some(after), Some(limit)) = (page.next_after, request.limit) {
         let link = format!("</clients?limit={limit}&cursor={after}>; rel=\"next\"");
@@ -236,6 +248,7 @@ impl ClientPatch {
 async fn update_client(
     State(state): State<ClientsState>,
     caller: Caller,
+    access: AccessNote,
     PathId(id): PathId,
     Json(patch): Json<ClientPatch>,
 ) -> Result<JsonResponse<Client>, ApiError> {
@@ -246,6 +259,7 @@ async fn update_client(
         .update_client(caller.portal_id, ClientId(id), &changes, now)
         .await?
         .ok_or(ApiError::NotFound("client"))?;
+    access.by_caller(&caller, Action::UpdateClient, [client.id], []);
     Ok(JsonResponse::ok(client))
 }
 

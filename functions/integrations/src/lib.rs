@@ -13,6 +13,7 @@ use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 
 use events::{CallAnalyzed, CallEnded, VoiceEvent};
+use shared::audit::{AccessNote, AuditLog};
 use shared::clock::Clock;
 use shared::error::{ApiError, Problem};
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
@@ -20,10 +21,11 @@ use shared::ids::{EntryId, PortalId, QuestionnaireId};
 use shared::phone::DefaultRegion;
 use shared::records::{Client, PhoneCall, TranscriptLine};
 use shared::runtime::{Platform, Services};
+use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
-    DeliveryState, DueEntry, EntryCompletion, HeldAnalysis, IngestStore, NewCall, NewRequest,
-    RecordedAnalysis,
+    Conversation, DeliveryState, DueEntry, EntryCompletion, HeldAnalysis, IngestStore, NewCall,
+    NewRequest, RecordedAnalysis,
 };
 use shared::webhook::{self, SignatureError};
 
@@ -44,6 +46,7 @@ pub struct IntegrationsState {
     /// The master secret every portal's webhook secret is derived from.
     pub webhook_master: Arc<[u8]>,
     pub region: DefaultRegion,
+    pub audit: AuditLog,
 }
 
 impl IntegrationsState {
@@ -53,6 +56,7 @@ impl IntegrationsState {
             clock: services.clock.clone(),
             webhook_master,
             region: services.region,
+            audit: services.audit(),
         }
     }
 
@@ -72,9 +76,9 @@ pub fn router(state: IntegrationsState) -> Router {
 
 /// The bare routes, for `local-api` to merge with the other functions'.
 pub fn routes(state: IntegrationsState) -> Router {
-    Router::new()
-        .route("/integrations/voice/events", post(voice_event))
-        .with_state(state)
+    let audit = state.audit.clone();
+    let routes = Router::new().route("/integrations/voice/events", post(voice_event));
+    shared::audit::logged(routes, audit).with_state(state)
 }
 
 /// The answer to a delivery: the call it concerns, `null` while an analysis waits for it.
@@ -139,18 +143,46 @@ fn authenticate(
 )]
 async fn voice_event(
     State(state): State<IntegrationsState>,
+    access: AccessNote,
     headers: HeaderMap,
     JsonBytes(body): JsonBytes<EVENT_BODY_LIMIT>,
 ) -> Result<JsonResponse<Ingested>, ApiError> {
     let portal_id = authenticate(&state, &headers, &body)?;
-    match decode_json::<VoiceEvent>(&body)? {
+    let written = match decode_json::<VoiceEvent>(&body)? {
         VoiceEvent::CallEnded(event) => {
             let event = event.validated(state.region)?;
-            call_ended(&state, portal_id, &event).await
+            call_ended(&state, portal_id, &event).await?
         }
         VoiceEvent::CallAnalyzed(event) => {
             let event = event.validated()?;
-            call_analyzed(&state, portal_id, &event).await
+            call_analyzed(&state, portal_id, &event).await?
+        }
+    };
+    // A redelivery is logged too: the platform reached the client's call again.
+    if let Some(Written { call_id, client_id }) = written {
+        access.record(
+            PortalId(portal_id),
+            Accessor::VoicePlatform,
+            Action::IngestCall,
+            [client_id],
+            [call_id],
+        );
+    }
+    Ok(Ingested::answer(written.map(|written| written.call_id)))
+}
+
+/// The call a delivery wrote (or, redelivered, had written), and its client (0: unknown).
+#[derive(Debug, Clone, Copy)]
+struct Written {
+    call_id: i32,
+    client_id: i32,
+}
+
+impl From<Conversation> for Written {
+    fn from(conversation: Conversation) -> Self {
+        Self {
+            call_id: conversation.phone_call_id,
+            client_id: conversation.client_id,
         }
     }
 }
@@ -161,22 +193,20 @@ fn repeated(
     receipt: &str,
     conversation_uuid: &str,
     delivery: &DeliveryState,
-) -> Result<JsonResponse<Ingested>, ApiError> {
+) -> Result<Option<Written>, ApiError> {
     if receipt != conversation_uuid {
         return Err(ApiError::Conflict(
             "This eventId was already delivered for another conversation.".into(),
         ));
     }
-    Ok(Ingested::answer(
-        delivery.conversation.map(|c| c.phone_call_id),
-    ))
+    Ok(delivery.conversation.map(Written::from))
 }
 
 async fn call_ended(
     state: &IntegrationsState,
     portal_id: i32,
     event: &CallEnded,
-) -> Result<JsonResponse<Ingested>, ApiError> {
+) -> Result<Option<Written>, ApiError> {
     let store = &state.store;
     let entry_id = event.questionnaire_client_id();
     // The delivery state or the entry changed since it was read (a concurrent delivery of
@@ -204,7 +234,7 @@ async fn call_ended(
         }
         if let Some(conversation) = delivery.conversation {
             // The same conversation under another eventId: it is recorded once.
-            return Ok(Ingested::answer(Some(conversation.phone_call_id)));
+            return Ok(Some(conversation.into()));
         }
         let entry = completable_entry(portal_id, entry_id, entry);
         let (client_id, is_unknown) = match &entry {
@@ -299,7 +329,10 @@ async fn call_ended(
                 analysis_merged = new.held_event_id.is_some(),
                 "call recorded"
             );
-            return Ok(Ingested::answer(Some(call_id.get())));
+            return Ok(Some(Written {
+                call_id: call_id.get(),
+                client_id,
+            }));
         }
     }
 }
@@ -365,7 +398,7 @@ async fn call_analyzed(
     state: &IntegrationsState,
     portal_id: i32,
     event: &CallAnalyzed,
-) -> Result<JsonResponse<Ingested>, ApiError> {
+) -> Result<Option<Written>, ApiError> {
     let store = &state.store;
     let analysis = event.analysis();
     // A concurrent delivery recorded the conversation or the event meanwhile: read again.
@@ -409,7 +442,7 @@ async fn call_analyzed(
                 store
                     .apply_analysis(&recorded)
                     .await
-                    .map(|()| Some(conversation.phone_call_id))
+                    .map(|()| Some(Written::from(conversation)))
             }
             None => {
                 let held = HeldAnalysis {
@@ -422,15 +455,15 @@ async fn call_analyzed(
                     .map(|()| None)
             }
         };
-        if let Round::Done(phone_call_id) = result.or_lost()? {
+        if let Round::Done(written) = result.or_lost()? {
             tracing::info!(
                 portal_id,
-                phone_call_id,
+                phone_call_id = written.map(|written| written.call_id),
                 answers = analysis.answers.len(),
-                held = phone_call_id.is_none(),
+                held = written.is_none(),
                 "call analysis received"
             );
-            return Ok(Ingested::answer(phone_call_id));
+            return Ok(written);
         }
     }
 }

@@ -61,13 +61,13 @@ impl LocalApi {
             dialler: Arc::new(outbox.clone()),
             scheduler_config: SchedulerConfig::new(shared::zone::Zone::stockholm()),
             outbox,
-            services: Services {
+            services: Services::new(
                 store,
                 clock,
                 region,
-                time_zone: shared::zone::Zone::stockholm(),
-                rules: AuthRules::default(),
-            },
+                shared::zone::Zone::stockholm(),
+                AuthRules::default(),
+            ),
             otp_key: random_key(),
             import_master: random_key(),
             webhook_master: random_key(),
@@ -143,6 +143,10 @@ impl LocalApi {
         integrations::IntegrationsState::new(&self.services, self.webhook_master.clone())
     }
 
+    pub fn access_log_state(&self) -> access_log::AccessLogState {
+        access_log::AccessLogState::new(&self.services)
+    }
+
     pub fn scheduler(&self) -> Scheduler {
         Scheduler::new(
             &self.services,
@@ -160,7 +164,8 @@ impl LocalApi {
             .merge(contact_details::routes(self.contact_details_state()))
             .merge(questionnaires::routes(self.questionnaires_state()))
             .merge(organisations::routes(self.organisations_state()))
-            .merge(integrations::routes(self.integrations_state()));
+            .merge(integrations::routes(self.integrations_state()))
+            .merge(access_log::routes(self.access_log_state()));
         let outbox = self.outbox.clone();
         let dev = Router::new()
             .route(

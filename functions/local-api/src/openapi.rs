@@ -36,7 +36,12 @@ Every error is `application/problem+json` (RFC 9457) with `type`, `title`, `stat
 format characters (bidirectional controls, zero-width characters, byte order marks), and \
 unassigned and private-use code points. A record of another \
 tenant answers exactly like a missing one (404). List endpoints return the whole list; \
-`GET /clients` pages with `?limit=N` and a `Link` header.";
+`GET /clients` and the access log page with `?limit=N` and a `Link` header.
+
+Every request that reads or changes clients' personal data leaves an access record (who, in \
+which portal, what, which clients and calls, when, the trace id and the answer's status) \
+before its answer leaves; when the record cannot be written the answer is a 503 problem and \
+carries no data. Admins read the log under `/access-log`.";
 
 /// The whole API's document, as served at `/openapi.json` and checked in as `openapi.json`.
 pub fn document() -> Value {
@@ -49,6 +54,7 @@ pub fn document() -> Value {
         questionnaires::ApiDoc::openapi(),
         organisations::ApiDoc::openapi(),
         integrations::ApiDoc::openapi(),
+        access_log::ApiDoc::openapi(),
     ] {
         doc.merge(part);
     }

@@ -13,6 +13,7 @@ use axum::routing::post;
 use chrono::TimeDelta;
 use serde::{Deserialize, Serialize};
 
+use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::clock::Clock;
 use shared::error::{ApiError, Problem};
@@ -23,6 +24,7 @@ use shared::matcher::score::{Ranked, SUGGESTION_THRESHOLD, rank};
 use shared::phone::{self, DefaultRegion};
 use shared::records::{PhoneCall, Timestamp};
 use shared::runtime::{Platform, Services};
+use shared::store::access_log::Action;
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{FixLookup, OrganisationStore, StoreResult};
 use shared::validate::{self, Validator};
@@ -85,6 +87,7 @@ pub struct OrganisationsState {
     pub region: DefaultRegion,
     /// The language model that re-ranks the best candidates, when `SUGGEST_MODEL_ID` is set.
     pub reranker: Option<Arc<dyn Reranker>>,
+    pub audit: AuditLog,
 }
 
 impl OrganisationsState {
@@ -96,6 +99,7 @@ impl OrganisationsState {
             indexes: Arc::default(),
             region: services.region,
             reranker,
+            audit: services.audit(),
         }
     }
 
@@ -131,7 +135,8 @@ pub fn router(state: OrganisationsState) -> Router {
 
 /// The bare routes, for `local-api` to merge with the other functions'.
 pub fn routes(state: OrganisationsState) -> Router {
-    Router::new()
+    let audit = state.audit.clone();
+    let routes = Router::new()
         .route(
             "/organisations/suggest-unknown-client",
             post(suggest_unknown_client),
@@ -139,8 +144,8 @@ pub fn routes(state: OrganisationsState) -> Router {
         .route(
             "/organisations/fix-unknown-client",
             post(fix_unknown_client),
-        )
-        .with_state(state)
+        );
+    shared::audit::logged(routes, audit).with_state(state)
 }
 
 /// One ranked client in an answer.
@@ -334,6 +339,7 @@ fn check_call_text(call: &PhoneCall) -> Result<(), ApiError> {
 async fn suggest_unknown_client(
     State(state): State<OrganisationsState>,
     caller: Caller,
+    access: AccessNote,
     Json(UnknownCall(call)): Json<UnknownCall>,
 ) -> Result<JsonResponse<Suggestion>, ApiError> {
     check_call_text(&call)?;
@@ -369,6 +375,13 @@ async fn suggest_unknown_client(
         ranked = rerank::rerank(reranker.as_ref(), summary, ranked).await;
     }
     let candidates: Vec<Candidate> = ranked.into_iter().map(Candidate::from).collect();
+    // Shown whether or not one reaches the threshold (a 404 lists them too).
+    access.by_caller(
+        &caller,
+        Action::SuggestClient,
+        candidates.iter().map(|candidate| candidate.client_id),
+        [],
+    );
     match candidates.first() {
         Some(best) if best.confidence >= SUGGESTION_THRESHOLD => Ok(JsonResponse::ok(Suggestion {
             client: best.clone(),
@@ -412,6 +425,7 @@ struct FixBody {
 async fn fix_unknown_client(
     State(state): State<OrganisationsState>,
     caller: Caller,
+    access: AccessNote,
     Json(body): Json<FixBody>,
 ) -> Result<JsonResponse<PhoneCall>, ApiError> {
     let mut validator = Validator::new();
@@ -450,6 +464,10 @@ async fn fix_unknown_client(
         if target.call.portal_id != caller.portal_id {
             return Err(ApiError::NotFound("phone call"));
         }
+        let touched = [target.client.id]
+            .into_iter()
+            .chain(target.previous_client.map(|(_, client)| client.get()));
+        access.by_caller(&caller, Action::FixCall, touched, [call_id.get()]);
         if primary_number.is_some() && target.client.portal_id != caller.portal_id {
             return Err(ApiError::Forbidden(
                 "primaryNumber can only be set on a client of your own portal.",

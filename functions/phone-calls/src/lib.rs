@@ -8,6 +8,7 @@ use axum::extract::{FromRef, State};
 use axum::routing::get;
 use http::HeaderMap;
 
+use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::error::{ApiError, Problem};
 use shared::extract::{JsonFlavour, JsonResponse, PathId};
@@ -15,6 +16,7 @@ use shared::ids::CallId;
 use shared::records::{ClientRequest, PhoneCall};
 use shared::runtime::Services;
 use shared::store::PhoneCallReader;
+use shared::store::access_log::Action;
 
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]
@@ -25,6 +27,7 @@ pub struct ApiDoc;
 pub struct PhoneCallsState {
     pub calls: Arc<dyn PhoneCallReader>,
     pub authenticator: Authenticator,
+    pub audit: AuditLog,
 }
 
 impl PhoneCallsState {
@@ -32,6 +35,7 @@ impl PhoneCallsState {
         Self {
             calls: services.store.clone(),
             authenticator: services.authenticator(),
+            audit: services.audit(),
         }
     }
 }
@@ -49,10 +53,11 @@ pub fn router(state: PhoneCallsState) -> Router {
 
 /// The bare routes, for `local-api` to merge with the other functions'.
 pub fn routes(state: PhoneCallsState) -> Router {
-    Router::new()
+    let audit = state.audit.clone();
+    let routes = Router::new()
         .route("/phone-calls/{id}", get(get_call))
-        .route("/phone-calls/{id}/requests", get(get_requests))
-        .with_state(state)
+        .route("/phone-calls/{id}/requests", get(get_requests));
+    shared::audit::logged(routes, audit).with_state(state)
 }
 
 /// The call first, then the calls connected to it, each with its transcript. A call of another
@@ -75,6 +80,7 @@ pub fn routes(state: PhoneCallsState) -> Router {
 async fn get_call(
     State(state): State<PhoneCallsState>,
     caller: Caller,
+    access: AccessNote,
     PathId(id): PathId,
     headers: HeaderMap,
 ) -> Result<JsonResponse<Vec<PhoneCall>>, ApiError> {
@@ -85,10 +91,16 @@ async fn get_call(
         .await?
         .filter(|thread| thread[0].portal_id == caller.portal_id)
         .ok_or(ApiError::NotFound("phone call"))?;
-    let visible = thread
+    let visible: Vec<PhoneCall> = thread
         .into_iter()
         .filter(|call| call.portal_id == caller.portal_id)
         .collect();
+    access.by_caller(
+        &caller,
+        Action::ReadCall,
+        visible.iter().map(|call| call.client_id),
+        visible.iter().map(|call| call.id),
+    );
     Ok(JsonResponse::ok(visible).negotiated(flavour))
 }
 
@@ -111,19 +123,26 @@ async fn get_call(
 async fn get_requests(
     State(state): State<PhoneCallsState>,
     caller: Caller,
+    access: AccessNote,
     PathId(id): PathId,
     headers: HeaderMap,
 ) -> Result<JsonResponse<Vec<ClientRequest>>, ApiError> {
     let flavour = JsonFlavour::negotiate(&headers)?;
-    let (_, requests) = state
+    let (call, requests) = state
         .calls
         .call_requests(CallId(id))
         .await?
         .filter(|(call, _)| call.portal_id == caller.portal_id)
         .ok_or(ApiError::NotFound("phone call"))?;
-    let visible = requests
+    let visible: Vec<ClientRequest> = requests
         .into_iter()
         .filter(|request| request.portal_id == caller.portal_id)
         .collect();
+    access.by_caller(
+        &caller,
+        Action::ReadCallRequests,
+        std::iter::once(call.client_id).chain(visible.iter().map(|request| request.client_id)),
+        [call.id],
+    );
     Ok(JsonResponse::ok(visible).negotiated(flavour))
 }

@@ -9,6 +9,7 @@ use axum::routing::{get, post};
 use chrono::TimeDelta;
 use serde::{Deserialize, Serialize};
 
+use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{self, Authenticator, Caller};
 use shared::domain::{SourcedBudget, SourcedEvent};
 use shared::error::{ApiError, Problem};
@@ -17,6 +18,7 @@ use shared::ids::PortalId;
 use shared::national_id;
 use shared::records::Portal;
 use shared::runtime::{Platform, Services};
+use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{ImportGuard, Imported, PortalStore};
 
@@ -45,6 +47,7 @@ pub struct PortalsState {
     /// The master secret every portal's import secret is derived from.
     pub import_master: Arc<[u8]>,
     pub rules: SourcedBudget,
+    pub audit: AuditLog,
 }
 
 impl PortalsState {
@@ -54,6 +57,7 @@ impl PortalsState {
             authenticator: services.authenticator(),
             import_master,
             rules: IMPORT_FAILURES,
+            audit: services.audit(),
         }
     }
 
@@ -79,9 +83,10 @@ pub fn router(state: PortalsState) -> Router {
 
 /// The bare routes, for `local-api` to merge with the other functions'.
 pub fn routes(state: PortalsState) -> Router {
-    Router::new()
+    let audit = state.audit.clone();
+    let client_data = Router::new().route("/portals/import-clients", post(import_clients));
+    shared::audit::logged(client_data, audit)
         .route("/portals/{id}", get(get_portal))
-        .route("/portals/import-clients", post(import_clients))
         .with_state(state)
 }
 
@@ -174,6 +179,7 @@ pub struct ImportResult {
 async fn import_clients(
     State(state): State<PortalsState>,
     source: SourceAddress,
+    access: AccessNote,
     Json(request): Json<ImportRequest, IMPORT_BODY_LIMIT>,
 ) -> Result<JsonResponse<ImportResult>, ApiError> {
     if request.portal_id <= 0 {
@@ -227,6 +233,17 @@ async fn import_clients(
             }),
         }
     }
+    access.record(
+        PortalId(portal_id),
+        Accessor::ImportSecret,
+        Action::ImportClients,
+        result
+            .created
+            .iter()
+            .chain(&result.existing)
+            .map(|client| client.client_id),
+        [],
+    );
     tracing::info!(
         portal_id,
         created = result.created.len(),

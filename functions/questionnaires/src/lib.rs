@@ -11,6 +11,7 @@ use axum::routing::{get, post};
 use http::{HeaderValue, StatusCode, header};
 use serde::{Deserialize, Serialize};
 
+use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::domain::Schedule;
 use shared::error::{ApiError, Problem};
@@ -20,6 +21,7 @@ use shared::records::{
     Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Role, Timestamp,
 };
 use shared::runtime::Services;
+use shared::store::access_log::Action;
 use shared::store::{AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, StartOutcome};
 use shared::validate::{self, Validator, required};
 
@@ -43,6 +45,7 @@ pub struct ApiDoc;
 pub struct QuestionnairesState {
     pub questionnaires: Arc<dyn QuestionnaireStore>,
     pub authenticator: Authenticator,
+    pub audit: AuditLog,
 }
 
 impl QuestionnairesState {
@@ -50,6 +53,7 @@ impl QuestionnairesState {
         Self {
             questionnaires: services.store.clone(),
             authenticator: services.authenticator(),
+            audit: services.audit(),
         }
     }
 }
@@ -67,14 +71,17 @@ pub fn router(state: QuestionnairesState) -> Router {
 
 /// The bare routes, for `local-api` to merge with the other functions'.
 pub fn routes(state: QuestionnairesState) -> Router {
-    Router::new()
-        .route("/questionnaires", get(list_questionnaires))
+    let audit = state.audit.clone();
+    // Only the routes that show or change clients' entries are logged.
+    let client_data = Router::new()
         .route("/questionnaires/{id}", get(get_questionnaire))
-        .route("/questionnaires/{id}/questions", post(add_question))
         .route(
             "/questionnaires/{id}/start-for-clients",
             post(start_for_clients),
-        )
+        );
+    shared::audit::logged(client_data, audit)
+        .route("/questionnaires", get(list_questionnaires))
+        .route("/questionnaires/{id}/questions", post(add_question))
         .with_state(state)
 }
 
@@ -111,6 +118,7 @@ async fn list_questionnaires(
 async fn get_questionnaire(
     State(state): State<QuestionnairesState>,
     caller: Caller,
+    access: AccessNote,
     PathId(id): PathId,
 ) -> Result<JsonResponse<QuestionnaireDetail>, ApiError> {
     let mut detail = state
@@ -127,6 +135,16 @@ async fn get_questionnaire(
     detail
         .answers
         .sort_by_key(|a| (a.questionnaire_call_id, a.question_id));
+    // Answers come from these entries, so their clients are the entries' clients.
+    access.by_caller(
+        &caller,
+        Action::ReadQuestionnaire,
+        detail.clients.iter().map(|entry| entry.client_id),
+        detail
+            .clients
+            .iter()
+            .filter_map(|entry| entry.phone_call_id),
+    );
     Ok(JsonResponse::ok(detail))
 }
 
@@ -412,6 +430,7 @@ pub struct StartResult {
 async fn start_for_clients(
     State(state): State<QuestionnairesState>,
     caller: Caller,
+    access: AccessNote,
     PathId(id): PathId,
     Json(StartBatch(body)): Json<StartBatch>,
 ) -> Result<JsonResponse<StartResult>, ApiError> {
@@ -433,9 +452,20 @@ async fn start_for_clients(
         StartOutcome::Started {
             created,
             already_scheduled,
-        } => Ok(JsonResponse::ok(StartResult {
-            created,
-            already_scheduled,
-        })),
+        } => {
+            access.by_caller(
+                &caller,
+                Action::StartQuestionnaire,
+                created
+                    .iter()
+                    .chain(&already_scheduled)
+                    .map(|entry| entry.client_id),
+                [],
+            );
+            Ok(JsonResponse::ok(StartResult {
+                created,
+                already_scheduled,
+            }))
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Store traits, one per consumer, with a DynamoDB and an in-memory implementation that keep the
 //! same semantics (conditional writes, all-or-nothing transactions, expiry checked on read).
 
+pub mod access_log;
 pub mod auth;
 pub mod clients;
 pub mod contact_details;
@@ -17,6 +18,7 @@ pub mod scheduler;
 pub mod schema;
 pub mod seed;
 
+pub use access_log::{AccessLogReader, AccessLogWriter};
 pub use auth::{AuthStore, OtpRequest, SendLog, Session, SessionReader, StaffAccount};
 pub use clients::{ClientChanges, ClientField, ClientPage, ClientPageRequest, ClientStore};
 pub use contact_details::{ContactDetailChanges, ContactDetailStore};
@@ -36,7 +38,8 @@ pub use seed::SeedWriter;
 /// Every capability in one store: what `local-api` and a Lambda's start-up hold, before each
 /// function takes the narrow traits it uses.
 pub trait Store:
-    AuthStore
+    AccessLogReader
+    + AuthStore
     + PhoneCallReader
     + ClientStore
     + PortalStore
@@ -50,7 +53,8 @@ pub trait Store:
 }
 
 impl<T> Store for T where
-    T: AuthStore
+    T: AccessLogReader
+        + AuthStore
         + PhoneCallReader
         + ClientStore
         + PortalStore

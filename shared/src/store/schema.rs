@@ -125,13 +125,14 @@ fn key_schema(keys: &[KeyDef]) -> Result<Vec<KeySchemaElement>, BoxError> {
         .collect()
 }
 
-/// Creates the data and auth tables under the given names when they do not exist yet.
+/// Creates the data, auth and access-log tables under the given names when they do not exist yet.
 pub async fn create_tables(client: &DynamoClient, tables: &Tables) -> StoreResult<()> {
     let backend = |e: BoxError| StoreError::Backend(e);
     for definition in table_definitions(TEMPLATE).map_err(backend)? {
         let name = match definition.logical_id.as_str() {
             "DataTable" => &tables.data,
             "AuthTable" => &tables.auth,
+            "AccessLogTable" => &tables.access_log,
             other => return Err(backend(format!("unexpected table {other}").into())),
         };
         let props = &definition.properties;
@@ -223,6 +224,30 @@ mod tests {
                 "{table}"
             );
         }
+    }
+
+    /// The log outlives every stack and every parameter: nobody deploying can turn its
+    /// protection off, as they can for the other tables of a test stack.
+    #[test]
+    fn the_access_log_table_is_always_protected_recoverable_and_retained() {
+        let template: serde_yaml::Value = serde_yaml::from_str(TEMPLATE).unwrap();
+        let resource = &template["Resources"]["AccessLogTable"];
+        assert_eq!(resource["DeletionPolicy"], "Retain");
+        assert_eq!(resource["UpdateReplacePolicy"], "Retain");
+        let properties = &resource["Properties"];
+        assert_eq!(
+            properties["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"],
+            true
+        );
+        assert_eq!(properties["DeletionProtectionEnabled"], true);
+        assert_eq!(properties["SSESpecification"]["SSEEnabled"], true);
+        let tables = table_definitions(TEMPLATE).unwrap();
+        let log = tables
+            .iter()
+            .find(|t| t.logical_id == "AccessLogTable")
+            .unwrap();
+        assert_eq!(log.ttl_attribute(), Some("ttl"));
+        assert!(log.index_names().is_empty());
     }
 
     #[test]

@@ -25,6 +25,9 @@ use crate::store::{
 #[serde(rename_all = "camelCase")]
 pub(crate) struct SessionItem {
     account_id: AccountId,
+    /// Absent on sessions from before the access log.
+    #[serde(default)]
+    account_name: String,
     portal_id: PortalId,
     /// Absent on sessions from before roles: no organisation's questionnaires, staff rights.
     #[serde(default)]
@@ -114,6 +117,7 @@ impl SessionReader for DynamoStore {
                 Ok(Session {
                     token_hash: token_hash.to_string(),
                     account_id: stored.account_id,
+                    account_name: stored.account_name,
                     portal_id: stored.portal_id,
                     organisation_id: stored.organisation_id,
                     role: stored.role,
@@ -301,6 +305,7 @@ impl AuthStore for DynamoStore {
         let session_item = to_item(
             &SessionItem {
                 account_id: session.account_id,
+                account_name: session.account_name.clone(),
                 portal_id: session.portal_id,
                 organisation_id: session.organisation_id,
                 role: session.role,

@@ -16,6 +16,8 @@ mod memory;
 pub struct Session {
     pub token_hash: String,
     pub account_id: AccountId,
+    /// The account's name at login, for the access log.
+    pub account_name: String,
     pub portal_id: PortalId,
     /// The organisation of the account's portal, and the account's role, as they were at
     /// login: what the session may read and change without a read per request.

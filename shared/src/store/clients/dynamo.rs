@@ -125,6 +125,22 @@ impl DynamoStore {
 
 #[async_trait]
 impl ClientStore for DynamoStore {
+    async fn has_client(&self, portal_id: PortalId, client_id: ClientId) -> StoreResult<bool> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.tables.data)
+            .set_key(Some(key(
+                keys::portal(portal_id.get()),
+                Some(&keys::client(client_id.get())),
+            )))
+            .projection_expression("pk")
+            .send()
+            .await
+            .map_err(classify)?;
+        Ok(out.item.is_some())
+    }
+
     async fn clients(
         &self,
         portal_id: PortalId,

@@ -10,6 +10,14 @@ use crate::store::{ClientChanges, ClientPage, ClientPageRequest, ClientStore, St
 
 #[async_trait]
 impl ClientStore for MemoryStore {
+    async fn has_client(&self, portal_id: PortalId, client_id: ClientId) -> StoreResult<bool> {
+        Ok(self
+            .lock()
+            .clients
+            .get(&client_id.get())
+            .is_some_and(|client| client.portal_id == portal_id.get()))
+    }
+
     async fn clients(
         &self,
         portal_id: PortalId,

@@ -86,4 +86,6 @@ pub trait ClientStore: Send + Sync + 'static {
         changes: &ClientChanges,
         now: Timestamp,
     ) -> StoreResult<Option<Client>>;
+    /// Whether the portal has (or had: deleted ones count) this client.
+    async fn has_client(&self, portal_id: PortalId, client_id: ClientId) -> StoreResult<bool>;
 }

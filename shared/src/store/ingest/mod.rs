@@ -100,6 +100,10 @@ pub struct EntryRef {
 #[serde(rename_all = "camelCase")]
 pub struct Conversation {
     pub phone_call_id: i32,
+    /// The client the call was recorded for (0: unknown caller), for the access log of the
+    /// analysis that follows. Absent on conversations recorded before the log.
+    #[serde(default)]
+    pub client_id: i32,
     /// The entry whose answers this call's analysis carries, if it completed one.
     pub entry: Option<EntryRef>,
 }
@@ -225,6 +229,7 @@ impl NewCall {
     pub fn conversation(&self, phone_call_id: i32) -> Conversation {
         Conversation {
             phone_call_id,
+            client_id: self.call.client_id,
             entry: self.completion.as_ref().map(|completion| EntryRef {
                 questionnaire_id: completion.entry.entry.questionnaire_id,
                 entry_id: completion.entry.entry.id,

@@ -53,6 +53,9 @@ pub(crate) struct State {
     pub(crate) receipts: HashMap<(i32, String), String>,
     pub(crate) conversations: HashMap<(i32, String), Conversation>,
     pub(crate) held_analyses: HashMap<(i32, String), HeldAnalysis>,
+    /// The access log: records and reviews by id (ids sort by time).
+    pub(crate) access_records: BTreeMap<String, crate::store::access_log::AccessRecord>,
+    pub(crate) reviews: BTreeMap<String, crate::store::access_log::Review>,
 }
 
 impl State {

@@ -1,0 +1,523 @@
+//! The access-log endpoints, for a portal's admins: a client's log extract (Patient Data Act
+//! ch. 8 § 5), the portal's log filtered by time, account and client, and its documented
+//! reviews. Staff get 403; every request here is itself logged.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRef, Query, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::{DateTime, Utc};
+use http::{HeaderValue, StatusCode, header};
+use serde::{Deserialize, Serialize};
+
+use shared::audit::{AccessNote, AuditLog};
+use shared::auth::{Authenticator, Caller};
+use shared::error::{ApiError, Problem};
+use shared::extract::{Json, JsonResponse, PathId};
+use shared::ids::ClientId;
+use shared::records::Role;
+use shared::runtime::Services;
+use shared::store::access_log::{
+    AccessRecord, Accessor, Action, LogQuery, Outcome, Page, Review, sort_time,
+};
+use shared::store::{AccessLogReader, ClientStore};
+use shared::validate::{self, Validator};
+
+/// The largest page a client may ask for.
+pub const MAX_PAGE: usize = 1000;
+/// The largest sample one review draws.
+pub const MAX_SAMPLE: u32 = 100;
+/// The longest conclusion a review records.
+pub const MAX_CONCLUSION: usize = 4000;
+
+const ADMINS_ONLY: &str = "Only an admin of the portal may read its access log.";
+
+/// The OpenAPI description of this function's routes.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(client_extract, portal_log, record_review, list_reviews))]
+pub struct ApiDoc;
+
+#[derive(Clone)]
+pub struct AccessLogState {
+    pub log: Arc<dyn AccessLogReader>,
+    pub clients: Arc<dyn ClientStore>,
+    pub authenticator: Authenticator,
+    pub audit: AuditLog,
+}
+
+impl AccessLogState {
+    pub fn new(services: &Services) -> Self {
+        Self {
+            log: services.access_log.clone(),
+            clients: services.store.clone(),
+            authenticator: services.authenticator(),
+            audit: services.audit(),
+        }
+    }
+}
+
+impl FromRef<AccessLogState> for Authenticator {
+    fn from_ref(state: &AccessLogState) -> Self {
+        state.authenticator.clone()
+    }
+}
+
+/// The function's Lambda router: its routes plus the shared layers.
+pub fn router(state: AccessLogState) -> Router {
+    shared::runtime::finish(routes(state))
+}
+
+/// The bare routes, for `local-api` to merge with the other functions'.
+pub fn routes(state: AccessLogState) -> Router {
+    let audit = state.audit.clone();
+    let routes = Router::new()
+        .route("/access-log", get(portal_log))
+        .route("/access-log/clients/{id}", get(client_extract))
+        .route("/access-log/reviews", get(list_reviews).post(record_review));
+    shared::audit::logged(routes, audit).with_state(state)
+}
+
+/// Lets admins through; anyone else's attempt is noted as a denial (with the client, when it
+/// is one of the caller's portal's) and answered 403.
+fn admin_only(
+    caller: &Caller,
+    access: &AccessNote,
+    action: Action,
+    clients: &[i32],
+) -> Result<(), ApiError> {
+    if caller.role == Role::Admin {
+        return Ok(());
+    }
+    access.by_caller(caller, action, clients.iter().copied(), []);
+    Err(ApiError::Forbidden(ADMINS_ONLY))
+}
+
+/// `limit` and `cursor`, as every list here takes them.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct PageParams {
+    /// Page size, 1 to 1000; without it the whole list is returned.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 1000)]
+    limit: Option<String>,
+    /// Where the page starts, as the `Link` header of the previous page gives it.
+    #[param(value_type = Option<String>, max_length = 300)]
+    cursor: Option<String>,
+}
+
+/// The filters of `GET /access-log`, with paging.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct LogParams {
+    /// Records at or after this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    from: Option<String>,
+    /// Records before this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    to: Option<String>,
+    /// Only this account's accesses.
+    #[param(value_type = Option<i32>, minimum = 1)]
+    account_id: Option<String>,
+    /// Only accesses to this client; each record then lists only this client.
+    #[param(value_type = Option<i32>, minimum = 1)]
+    client_id: Option<String>,
+    /// Page size, 1 to 1000; without it the whole list is returned.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 1000)]
+    limit: Option<String>,
+    /// Where the page starts, as the `Link` header of the previous page gives it.
+    #[param(value_type = Option<String>, max_length = 300)]
+    cursor: Option<String>,
+}
+
+fn parse_limit(limit: &str) -> Result<usize, String> {
+    limit
+        .parse::<usize>()
+        .ok()
+        .filter(|limit| (1..=MAX_PAGE).contains(limit))
+        .ok_or_else(|| format!("must be an integer from 1 to {MAX_PAGE}"))
+}
+
+/// A cursor is a record (or review) id, base64url-encoded so that it travels in a URL as is.
+fn encode_cursor(id: &str) -> String {
+    URL_SAFE_NO_PAD.encode(id)
+}
+
+fn decode_cursor(cursor: &str) -> Result<String, String> {
+    const BAD: &str = "must be a cursor from a Link header";
+    if cursor.len() > 300 {
+        return Err(BAD.into());
+    }
+    URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .filter(|id| id.starts_with(|c: char| c.is_ascii_digit()) && id.contains('#'))
+        .ok_or_else(|| BAD.into())
+}
+
+fn parse_time(value: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(value.trim())
+        .map(|at| at.with_timezone(&Utc))
+        .map_err(|_| "must be an RFC 3339 date-time".into())
+}
+
+fn parse_id(value: &str) -> Result<i32, String> {
+    value
+        .parse::<i32>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| "must be an integer between 1 and 2147483647".into())
+}
+
+/// The page's answer: the items, and a `Link` to the next page (with the same filters).
+fn paged<T: Serialize>(
+    page: Page<T>,
+    limit: Option<usize>,
+    path: &str,
+    filters: &[(&str, String)],
+) -> Result<Response, ApiError> {
+    let mut response = JsonResponse::ok(page.items).into_response();
+    if let (Some(next), Some(limit)) = (page.next, limit) {
+        let mut link = format!("<{path}?limit={limit}&cursor={}", encode_cursor(&next));
+        for (name, value) in filters {
+            link.push_str(&format!("&{name}={value}"));
+        }
+        link.push_str(">; rel=\"next\"");
+        let value = HeaderValue::from_str(&link).map_err(ApiError::internal)?;
+        response.headers_mut().insert(header::LINK, value);
+    }
+    Ok(response)
+}
+
+fn page_params(query: Result<Query<PageParams>, QueryRejection>) -> Result<LogQuery, ApiError> {
+    let Query(params) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let mut validator = Validator::new();
+    let limit = params
+        .limit
+        .and_then(|limit| validator.check("limit", parse_limit(&limit)));
+    let before = params
+        .cursor
+        .and_then(|cursor| validator.check("cursor", decode_cursor(&cursor)));
+    validator.finish()?;
+    Ok(LogQuery {
+        limit,
+        before,
+        ..LogQuery::default()
+    })
+}
+
+/// One access to a client, as the client may see it: when, in which portal (unit), what, and
+/// by whom.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "at": "2026-11-23T09:15:02.123456Z", "portalId": 1, "action": "call.read",
+    "accessor": {"kind": "account", "accountId": 1, "name": "Karin Berg"}, "outcome": "allowed"
+}))]
+pub struct ClientAccess {
+    pub at: DateTime<Utc>,
+    pub portal_id: i32,
+    pub action: Action,
+    pub accessor: Accessor,
+    pub outcome: Outcome,
+}
+
+impl From<AccessRecord> for ClientAccess {
+    fn from(record: AccessRecord) -> Self {
+        Self {
+            at: record.at,
+            portal_id: record.portal_id,
+            action: record.action,
+            accessor: record.accessor,
+            outcome: record.outcome,
+        }
+    }
+}
+
+/// Every access to a client of the caller's portal, from any portal of the organisation,
+/// newest first: the extract a client may ask for.
+#[utoipa::path(
+    get, path = "/access-log/clients/{id}", tag = "access log",
+    params(("id" = i32, Path, minimum = 1, description = "The client."), PageParams),
+    responses(
+        (status = 200, description = "The client's accesses, newest first. With `limit`, a `Link: <...>; rel=\"next\"` header names the next page while more follow.",
+            body = Vec<ClientAccess>,
+            headers(("Link" = String, description = "The next page, when `limit` was given and more accesses follow."))),
+        (status = 403, description = "The caller is not an admin.", body = Problem),
+        (status = 404, description = "No client with this id in the caller's portal.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
+async fn client_extract(
+    State(state): State<AccessLogState>,
+    caller: Caller,
+    access: AccessNote,
+    PathId(id): PathId,
+    query: Result<Query<PageParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let query = page_params(query)?;
+    let exists = state
+        .clients
+        .has_client(caller.portal_id, ClientId(id))
+        .await?;
+    let known: &[i32] = if exists { &[id] } else { &[] };
+    admin_only(&caller, &access, Action::ReadClientLog, known)?;
+    if !exists {
+        return Err(ApiError::NotFound("client"));
+    }
+    let page = state.log.client_log(ClientId(id), None, &query).await?;
+    access.by_caller(&caller, Action::ReadClientLog, [id], []);
+    let page = Page {
+        items: page.items.into_iter().map(ClientAccess::from).collect(),
+        next: page.next,
+    };
+    paged(page, query.limit, &format!("/access-log/clients/{id}"), &[])
+}
+
+/// The accesses made in the caller's portal, newest first, by time, account and client.
+#[utoipa::path(
+    get, path = "/access-log", tag = "access log",
+    params(LogParams),
+    responses(
+        (status = 200, description = "The portal's access records, newest first. With `limit`, a `Link: <...>; rel=\"next\"` header names the next page (same filters) while more follow.",
+            body = Vec<AccessRecord>,
+            headers(("Link" = String, description = "The next page, when `limit` was given and more records follow."))),
+        (status = 403, description = "The caller is not an admin.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
+async fn portal_log(
+    State(state): State<AccessLogState>,
+    caller: Caller,
+    access: AccessNote,
+    query: Result<Query<LogParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(params) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let mut validator = Validator::new();
+    let from = params
+        .from
+        .and_then(|from| validator.check("from", parse_time(&from)));
+    let to = params
+        .to
+        .and_then(|to| validator.check("to", parse_time(&to)));
+    let account_id = params
+        .account_id
+        .and_then(|id| validator.check("accountId", parse_id(&id)));
+    let client_id = params
+        .client_id
+        .and_then(|id| validator.check("clientId", parse_id(&id)));
+    let limit = params
+        .limit
+        .and_then(|limit| validator.check("limit", parse_limit(&limit)));
+    let before = params
+        .cursor
+        .and_then(|cursor| validator.check("cursor", decode_cursor(&cursor)));
+    if let (Some(from), Some(to)) = (from, to)
+        && from >= to
+    {
+        validator.check::<()>("to", Err("must be after from".into()));
+    }
+    validator.finish()?;
+    let clients: Vec<i32> = client_id.into_iter().collect();
+    admin_only(&caller, &access, Action::ReadLog, &clients)?;
+    let query = LogQuery {
+        from,
+        to,
+        account_id,
+        before,
+        limit,
+    };
+    let page = match client_id {
+        Some(client) => {
+            state
+                .log
+                .client_log(ClientId(client), Some(caller.portal_id), &query)
+                .await?
+        }
+        None => state.log.portal_log(caller.portal_id, &query).await?,
+    };
+    access.by_caller(&caller, Action::ReadLog, clients, []);
+    let filters: Vec<(&str, String)> = [
+        ("from", from.map(sort_time)),
+        ("to", to.map(sort_time)),
+        ("accountId", account_id.map(|id| id.to_string())),
+        ("clientId", client_id.map(|id| id.to_string())),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| value.map(|value| (name, value)))
+    .collect();
+    paged(page, limit, "/access-log", &filters)
+}
+
+/// `POST /access-log/reviews`: the period reviewed, how many records to draw, and what the
+/// reviewer concluded.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({
+    "from": "2026-11-01T00:00:00Z", "to": "2026-12-01T00:00:00Z", "sampleSize": 20,
+    "conclusion": "Every sampled access was made in the course of care."
+}))]
+struct ReviewRequest {
+    #[schema(required = true, nullable = false, format = DateTime)]
+    from: Option<String>,
+    /// After `from`.
+    #[schema(required = true, nullable = false, format = DateTime)]
+    to: Option<String>,
+    #[schema(required = true, nullable = false, minimum = 1, maximum = 100)]
+    sample_size: Option<u32>,
+    #[schema(
+        required = true,
+        nullable = false,
+        min_length = 1,
+        max_length = 4000,
+        format = "prose"
+    )]
+    conclusion: Option<String>,
+}
+
+/// A review as recorded, with the records it drew.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedReview {
+    #[serde(flatten)]
+    pub review: Review,
+    /// The drawn records, by id.
+    pub records: Vec<AccessRecord>,
+}
+
+/// Records a review of the portal's log: draws `sampleSize` records at random from
+/// `[from, to)` (all of them when there are fewer) and keeps which were drawn, by whom, and
+/// the conclusion.
+#[utoipa::path(
+    post, path = "/access-log/reviews", tag = "access log",
+    request_body = ReviewRequest,
+    responses(
+        (status = 201, description = "The review as recorded, with the drawn records.", body = RecordedReview),
+        (status = 403, description = "The caller is not an admin.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
+async fn record_review(
+    State(state): State<AccessLogState>,
+    caller: Caller,
+    access: AccessNote,
+    Json(body): Json<ReviewRequest>,
+) -> Result<Response, ApiError> {
+    let mut validator = Validator::new();
+    let from = validator.check(
+        "from",
+        validate::required(body.from).and_then(|from| parse_time(&from)),
+    );
+    let to = validator.check(
+        "to",
+        validate::required(body.to).and_then(|to| parse_time(&to)),
+    );
+    let sample_size = validator.check(
+        "sampleSize",
+        validate::required(body.sample_size).and_then(|size| {
+            (1..=MAX_SAMPLE)
+                .contains(&size)
+                .then_some(size)
+                .ok_or_else(|| format!("must be an integer from 1 to {MAX_SAMPLE}"))
+        }),
+    );
+    let conclusion = validator.check(
+        "conclusion",
+        validate::required(body.conclusion).and_then(|text| {
+            validate::prose(&text, MAX_CONCLUSION)?.ok_or_else(|| "must not be blank".into())
+        }),
+    );
+    if let (Some(from), Some(to)) = (from, to)
+        && from >= to
+    {
+        validator.check::<()>("to", Err("must be after from".into()));
+    }
+    validator.finish()?;
+    let (Some(from), Some(to), Some(sample_size), Some(conclusion)) =
+        (from, to, sample_size, conclusion)
+    else {
+        return Err(ApiError::internal(
+            "review passed validation but is incomplete",
+        ));
+    };
+    admin_only(&caller, &access, Action::RecordReview, &[])?;
+    let population = state.log.record_ids(caller.portal_id, from, to).await?;
+    let mut drawn: Vec<String> = rand::seq::index::sample(
+        &mut rand::rng(),
+        population.len(),
+        (sample_size as usize).min(population.len()),
+    )
+    .into_iter()
+    .map(|i| population[i].clone())
+    .collect();
+    drawn.sort();
+    let records = state.log.records(caller.portal_id, &drawn).await?;
+    let now = state.authenticator.clock.now();
+    let review = Review {
+        id: format!("{}#{}", sort_time(now), uuid::Uuid::new_v4()),
+        at: now,
+        portal_id: caller.portal_id.get(),
+        reviewer: Accessor::of(&caller),
+        from,
+        to,
+        sample_size,
+        population: u32::try_from(population.len()).unwrap_or(u32::MAX),
+        drawn,
+        conclusion,
+    };
+    state.log.add_review(&review).await?;
+    access.by_caller(&caller, Action::RecordReview, [], []);
+    Ok(JsonResponse::ok(RecordedReview { review, records })
+        .with_status(StatusCode::CREATED)
+        .into_response())
+}
+
+/// The portal's recorded reviews, newest first.
+#[utoipa::path(
+    get, path = "/access-log/reviews", tag = "access log",
+    params(PageParams),
+    responses(
+        (status = 200, description = "The reviews, newest first. With `limit`, a `Link: <...>; rel=\"next\"` header names the next page while more follow.",
+            body = Vec<Review>,
+            headers(("Link" = String, description = "The next page, when `limit` was given and more reviews follow."))),
+        (status = 403, description = "The caller is not an admin.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
+async fn list_reviews(
+    State(state): State<AccessLogState>,
+    caller: Caller,
+    access: AccessNote,
+    query: Result<Query<PageParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let query = page_params(query)?;
+    admin_only(&caller, &access, Action::ReadReviews, &[])?;
+    let page = state.log.reviews(caller.portal_id, &query).await?;
+    access.by_caller(&caller, Action::ReadReviews, [], []);
+    paged(page, query.limit, "/access-log/reviews", &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_is_an_id_in_base64url_and_nothing_else_decodes() {
+        let id = "2026-11-23T09:15:02.123456Z#trace#0";
+        assert_eq!(decode_cursor(&encode_cursor(id)).as_deref(), Ok(id));
+        for bad in [
+            "",
+            "not base64!",
+            &encode_cursor("no-hash"),
+            &"A".repeat(400),
+        ] {
+            assert!(decode_cursor(bad).is_err(), "{bad}");
+        }
+    }
+}

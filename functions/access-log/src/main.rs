@@ -1,0 +1,9 @@
+//! Lambda entry point of the access-log function.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::runtime::init_tracing();
+    let platform = shared::runtime::Platform::from_env().await?;
+    let state = access_log::AccessLogState::new(&platform.services);
+    lambda_http::run(access_log::router(state)).await
+}
