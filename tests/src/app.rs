@@ -60,6 +60,16 @@ pub struct TestApp {
     drained: Mutex<Vec<(String, DiallerMessage)>>,
 }
 
+/// The DynamoDB request an access record of a request touching `clients` clients costs: a
+/// PutItem when it lists none, else a TransactWriteItems per 100 items (the record and a copy
+/// per client).
+pub fn access_record_write(clients: usize) -> (&'static str, usize) {
+    match clients {
+        0 => ("PutItem", 1),
+        n => ("TransactWriteItems", (n + 1).div_ceil(100)),
+    }
+}
+
 /// The API over a new store of the given kind, loaded with the demo fixture.
 pub async fn spawn_app(backend: Backend) -> TestApp {
     spawn_app_with(backend, DEMO_FIXTURE).await

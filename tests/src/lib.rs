@@ -14,7 +14,10 @@ pub mod local_http;
 pub mod moto;
 pub mod requests;
 
-pub use app::{Backend, TestApp, spawn_app, spawn_app_with, spawn_app_with_faults, start_time};
+pub use app::{
+    Backend, TestApp, access_record_write, spawn_app, spawn_app_with, spawn_app_with_faults,
+    start_time,
+};
 pub use dialler::RecordingDialler;
 pub use endpoints::{
     Access, ENDPOINTS, Endpoint, EventSecrets, SCHEDULED_EVENT, endpoint, prepared_event,

@@ -810,3 +810,41 @@ on_both_stores!(
     admins_filter_the_portal_log_and_record_reviews_of_it,
     a_thousand_cross_portal_attempts_on_the_log_routes_read_nothing,
 );
+
+/// A list of a thousand clients is logged in a few concurrent transactions (the record and a
+/// copy per client, 100 items each), not a thousand writes one after another.
+#[tokio::test]
+async fn dynamodb_a_list_of_a_thousand_clients_costs_eleven_transactions_not_a_thousand_writes() {
+    let app = integration_tests::spawn_app_with(
+        Backend::DynamoDb,
+        &integration_tests::fixture_with_clients(1000),
+    )
+    .await;
+    let token = app.login(KARIN).await;
+    app.take_dynamo_requests();
+    let listed = app.get("/clients", Some(&token)).await;
+    assert_eq!(listed.status, StatusCode::OK);
+    let listed = listed.json().as_array().unwrap().len();
+    assert!(listed > 1000, "{listed}");
+    let items = 1 + listed;
+    let requests = app.take_dynamo_requests().unwrap();
+    assert_eq!(
+        requests.get("TransactWriteItems"),
+        Some(&items.div_ceil(100))
+    );
+    assert_eq!(requests.get("PutItem"), None);
+    let records = app.access_records(&[1]).await;
+    let record = records.last().unwrap();
+    assert_eq!(record.client_ids.len(), listed);
+    for client in [1, 100_000, 100_999] {
+        let extract = app
+            .api
+            .services
+            .access_log
+            .client_log(ClientId(client), None, &LogQuery::default())
+            .await
+            .unwrap();
+        assert_eq!(extract.items.len(), 1, "client {client}");
+        assert_eq!(extract.items[0].id, record.id);
+    }
+}

@@ -2,7 +2,9 @@
 
 use chrono::Duration;
 use http::StatusCode;
-use integration_tests::{Backend, TestApp, error_fields, on_both_stores, spawn_app, without_trace};
+use integration_tests::{
+    Backend, TestApp, access_record_write, error_fields, on_both_stores, spawn_app, without_trace,
+};
 use serde_json::{Value, json};
 
 const KARIN: &str = "+46701000001";
@@ -62,7 +64,7 @@ async fn the_list_holds_the_portals_live_clients_with_derived_call_figures(backe
     let token = app.login(KARIN).await;
     app.take_dynamo_requests();
     let list = clients(&app, &token).await;
-    app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
+    app.expect_requests(&[("GetItem", 1), ("Query", 1), ("TransactWriteItems", 1)]);
     // Client 9 is deleted; 6 to 8 belong to other portals.
     assert_eq!(ids(&list), [1, 2, 3, 4, 5]);
     let mut fields: Vec<&str> = list[0]
@@ -107,9 +109,14 @@ async fn walk_pages(app: &TestApp, token: &str, first: &str) -> (Vec<i64>, usize
     while let Some(path) = next.take() {
         let answer = app.get(&path, Some(token)).await;
         assert_eq!(answer.status, StatusCode::OK, "{path}");
-        app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
+        let page = ids(&answer.json());
+        app.expect_requests(&[
+            ("GetItem", 1),
+            ("Query", 1),
+            access_record_write(page.len()),
+        ]);
         pages += 1;
-        seen.extend(ids(&answer.json()));
+        seen.extend(page);
         next = answer.headers.get("link").map(|link| {
             let link = link.to_str().unwrap();
             assert!(link.ends_with(">; rel=\"next\""), "{link}");
@@ -172,7 +179,7 @@ async fn a_patch_sets_the_given_fields_and_leaves_absent_and_null_ones(backend: 
         )
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-    app.expect_requests(&[("GetItem", 1), ("UpdateItem", 1)]);
+    app.expect_requests(&[("GetItem", 1), ("UpdateItem", 1), ("TransactWriteItems", 1)]);
     let updated = answer.json();
     assert_eq!(updated["phone"], "+46701234567");
     assert_eq!(updated["city"], "Stockholm");

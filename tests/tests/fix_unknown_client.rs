@@ -121,12 +121,12 @@ async fn fixing_an_unknown_call_links_it_its_requests_and_its_statistics(backend
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
     // Session and portal; the organisation's portals and the call with its requests; the
-    // client looked up in each portal; one transaction.
+    // client looked up in each portal; one transaction; the access record.
     app.expect_requests(&[
         ("GetItem", 2),
         ("Query", 2),
         ("BatchGetItem", 1),
-        ("TransactWriteItems", 1),
+        ("TransactWriteItems", 2),
     ]);
     let call = answer.json();
     assert_eq!(call["id"], 7001);

@@ -77,13 +77,13 @@ async fn a_call_ended_event_records_the_call_its_transcript_and_requests(backend
         &app.deliver(1, &ended("evt-1", "conv-a", "073-111 00 03"))
             .await,
     );
-    // One read of the delivery state, the client by number, the three id counters, and one
-    // transaction.
+    // One read of the delivery state, the client by number, the three id counters, one
+    // transaction, and the access record.
     app.expect_requests(&[
         ("BatchGetItem", 1),
         ("Query", 1),
         ("UpdateItem", 3),
-        ("TransactWriteItems", 1),
+        ("TransactWriteItems", 2),
     ]);
 
     let calls = thread(&app, &token, id).await;
@@ -375,7 +375,7 @@ async fn a_questionnaire_call_completes_its_entry_from_start_to_answers(backend:
         ("BatchGetItem", 1),
         ("Query", 1),
         ("UpdateItem", 2),
-        ("TransactWriteItems", 1),
+        ("TransactWriteItems", 2),
     ]);
     let mut analysis = analyzed("evt-q2", "conv-q1", "Feeling well.");
     analysis["answers"] = json!([
@@ -384,7 +384,7 @@ async fn a_questionnaire_call_completes_its_entry_from_start_to_answers(backend:
     ]);
     app.take_dynamo_requests();
     assert_eq!(call_id(&app.deliver(1, &analysis).await), id);
-    app.expect_requests(&[("BatchGetItem", 1), ("Query", 1), ("TransactWriteItems", 1)]);
+    app.expect_requests(&[("BatchGetItem", 1), ("Query", 1), ("TransactWriteItems", 2)]);
 
     // The morning's session has long expired: log in again, now.
     let token = app.login(KARIN).await;
@@ -458,7 +458,7 @@ async fn answers_held_before_the_call_reach_its_entry_and_foreign_entries_stay_u
         ("BatchGetItem", 1),
         ("Query", 2),
         ("UpdateItem", 3),
-        ("TransactWriteItems", 1),
+        ("TransactWriteItems", 2),
     ]);
     let detail = app.get("/questionnaires/11", Some(&token)).await.json();
     let entry = detail["clients"]
@@ -649,12 +649,12 @@ async fn a_thousand_line_transcript_is_written_in_eleven_transactions(backend: B
     app.take_dynamo_requests();
     let id = call_id(&app.deliver(1, &event).await);
     // 1,000 lines, 2 requests and the 5 items that must appear together: 1,007 items, the
-    // fewest transactions of 100 there can be.
+    // fewest transactions of 100 there can be; then the access record.
     app.expect_requests(&[
         ("BatchGetItem", 1),
         ("Query", 1),
         ("UpdateItem", 3),
-        ("TransactWriteItems", 11),
+        ("TransactWriteItems", 12),
     ]);
     let call = &thread(&app, &token, id).await[0];
     let transcript = call["transcript"].as_array().unwrap();

@@ -42,8 +42,9 @@ async fn a_caller_named_with_their_street_is_suggested_with_candidates(backend: 
         )
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-    // Session, portal, the organisation's portals, then each portal's clients at once.
-    app.expect_requests(&[("GetItem", 2), ("Query", 4)]);
+    // Session, portal, the organisation's portals, then each portal's clients at once; the
+    // access record of the candidates shown.
+    app.expect_requests(&[("GetItem", 2), ("Query", 4), ("TransactWriteItems", 1)]);
     let body = answer.json();
     assert_eq!(body["clientId"], 501);
     assert_eq!(body["portalId"], 11);
@@ -64,7 +65,7 @@ async fn a_caller_named_with_their_street_is_suggested_with_candidates(backend: 
         .post_json(SUGGEST, Some(&token), call("Olof Forsberg ringde.", ""))
         .await;
     assert_eq!(again.status, StatusCode::OK);
-    app.expect_requests(&[("GetItem", 2)]);
+    app.expect_requests(&[("GetItem", 2), ("TransactWriteItems", 1)]);
 }
 
 async fn without_a_clear_match_the_answer_is_404_with_the_ranked_candidates(backend: Backend) {

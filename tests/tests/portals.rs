@@ -88,10 +88,11 @@ async fn an_import_creates_each_new_national_id_once_and_reports_the_rest(backen
     app.take_dynamo_requests();
     let answer = import(&app, 1, &secret, &ids).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    // The claims, the id range, one transaction of clients, and the access record.
     app.expect_requests(&[
         ("BatchGetItem", 2),
         ("UpdateItem", 1),
-        ("TransactWriteItems", 1),
+        ("TransactWriteItems", 2),
     ]);
     let result = answer.json();
     let created = pairs(&result["created"]);
@@ -130,10 +131,11 @@ async fn an_import_creates_each_new_national_id_once_and_reports_the_rest(backen
     );
     assert!(invalid[0].1.contains("check digit"), "{invalid:?}");
 
-    // The same request again creates nothing and costs two reads.
+    // The same request again creates nothing and costs two reads, and the access record of
+    // the clients it found.
     let again = import(&app, 1, &secret, &ids).await;
     assert_eq!(again.status, StatusCode::OK);
-    app.expect_requests(&[("BatchGetItem", 2)]);
+    app.expect_requests(&[("BatchGetItem", 2), ("TransactWriteItems", 1)]);
     let again = again.json();
     assert_eq!(again["created"], json!([]));
     let mut existing = pairs(&again["existing"]);
@@ -163,10 +165,11 @@ async fn a_thousand_ids_are_written_in_transactions_of_fifty_clients(backend: Ba
     app.take_dynamo_requests();
     let answer = import(&app, 2, &app.api.import_secret(2), &ids).await;
     assert_eq!(answer.status, StatusCode::OK);
+    // 20 transactions of 50 clients, then the access record of 1,000 clients: 11 more.
     app.expect_requests(&[
         ("BatchGetItem", 11),
         ("UpdateItem", 1),
-        ("TransactWriteItems", 20),
+        ("TransactWriteItems", 20 + 11),
     ]);
     let created = pairs(&answer.json()["created"]);
     assert_eq!(created.len(), 1000);

@@ -52,7 +52,7 @@ async fn the_detail_holds_only_the_callers_portals_entries_and_answers(backend: 
     let karin = app.login(KARIN).await;
     app.take_dynamo_requests();
     let mine = detail(&app, &karin).await;
-    app.expect_requests(&[("GetItem", 1), ("Query", 2)]);
+    app.expect_requests(&[("GetItem", 1), ("Query", 2), ("TransactWriteItems", 1)]);
     assert_eq!(ids(&mine["questions"], "position"), [1, 2, 3]);
     assert_eq!(ids(&mine["clients"], "id"), [41]);
     assert_eq!(ids(&mine["answers"], "questionId"), [21, 22]);
@@ -208,7 +208,7 @@ async fn starting_opens_one_entry_per_client_and_never_a_second(backend: Backend
         ("GetItem", 1),
         ("BatchGetItem", 1),
         ("UpdateItem", 1),
-        ("TransactWriteItems", 1),
+        ("TransactWriteItems", 2),
     ]);
     let result = answer.json();
     assert_eq!(ids(&result["created"], "clientId"), [1, 3]);

@@ -148,7 +148,7 @@ async fn voice_event(
     JsonBytes(body): JsonBytes<EVENT_BODY_LIMIT>,
 ) -> Result<JsonResponse<Ingested>, ApiError> {
     let portal_id = authenticate(&state, &headers, &body)?;
-    let written = match decode_json::<VoiceEvent>(&body)? {
+    let delivered = match decode_json::<VoiceEvent>(&body)? {
         VoiceEvent::CallEnded(event) => {
             let event = event.validated(state.region)?;
             call_ended(&state, portal_id, &event).await?
@@ -158,33 +158,27 @@ async fn voice_event(
             call_analyzed(&state, portal_id, &event).await?
         }
     };
-    // A redelivery is logged too: the platform reached the client's call again.
-    if let Some(Written { call_id, client_id }) = written {
-        access.record(
-            PortalId(portal_id),
-            Accessor::VoicePlatform,
-            Action::IngestCall,
-            [client_id],
-            [call_id],
-        );
-    }
-    Ok(Ingested::answer(written.map(|written| written.call_id)))
-}
-
-/// The call a delivery wrote (or, redelivered, had written), and its client (0: unknown).
-#[derive(Debug, Clone, Copy)]
-struct Written {
-    call_id: i32,
-    client_id: i32,
-}
-
-impl From<Conversation> for Written {
-    fn from(conversation: Conversation) -> Self {
-        Self {
-            call_id: conversation.phone_call_id,
-            client_id: conversation.client_id,
+    match delivered {
+        Delivered::Wrote(conversation) => {
+            access.record(
+                PortalId(portal_id),
+                Accessor::VoicePlatform,
+                Action::IngestCall,
+                [conversation.client_id],
+                [conversation.phone_call_id],
+            );
+            Ok(Ingested::answer(Some(conversation.phone_call_id)))
         }
+        Delivered::Unchanged(call_id) => Ok(Ingested::answer(call_id)),
     }
+}
+
+/// What a delivery did: wrote a client's call (logged as an access), or wrote nothing of one
+/// (a redelivery, or an analysis held until its call arrives), answering with the call if any.
+#[derive(Debug, Clone, Copy)]
+enum Delivered {
+    Wrote(Conversation),
+    Unchanged(Option<i32>),
 }
 
 /// A delivery whose `eventId` was processed before: the same answer again, unless the id is
@@ -193,20 +187,22 @@ fn repeated(
     receipt: &str,
     conversation_uuid: &str,
     delivery: &DeliveryState,
-) -> Result<Option<Written>, ApiError> {
+) -> Result<Delivered, ApiError> {
     if receipt != conversation_uuid {
         return Err(ApiError::Conflict(
             "This eventId was already delivered for another conversation.".into(),
         ));
     }
-    Ok(delivery.conversation.map(Written::from))
+    Ok(Delivered::Unchanged(
+        delivery.conversation.map(|c| c.phone_call_id),
+    ))
 }
 
 async fn call_ended(
     state: &IntegrationsState,
     portal_id: i32,
     event: &CallEnded,
-) -> Result<Option<Written>, ApiError> {
+) -> Result<Delivered, ApiError> {
     let store = &state.store;
     let entry_id = event.questionnaire_client_id();
     // The delivery state or the entry changed since it was read (a concurrent delivery of
@@ -234,7 +230,7 @@ async fn call_ended(
         }
         if let Some(conversation) = delivery.conversation {
             // The same conversation under another eventId: it is recorded once.
-            return Ok(Some(conversation.into()));
+            return Ok(Delivered::Unchanged(Some(conversation.phone_call_id)));
         }
         let entry = completable_entry(portal_id, entry_id, entry);
         let (client_id, is_unknown) = match &entry {
@@ -329,10 +325,7 @@ async fn call_ended(
                 analysis_merged = new.held_event_id.is_some(),
                 "call recorded"
             );
-            return Ok(Some(Written {
-                call_id: call_id.get(),
-                client_id,
-            }));
+            return Ok(Delivered::Wrote(new.conversation(call_id.get())));
         }
     }
 }
@@ -398,7 +391,7 @@ async fn call_analyzed(
     state: &IntegrationsState,
     portal_id: i32,
     event: &CallAnalyzed,
-) -> Result<Option<Written>, ApiError> {
+) -> Result<Delivered, ApiError> {
     let store = &state.store;
     let analysis = event.analysis();
     // A concurrent delivery recorded the conversation or the event meanwhile: read again.
@@ -442,7 +435,7 @@ async fn call_analyzed(
                 store
                     .apply_analysis(&recorded)
                     .await
-                    .map(|()| Some(Written::from(conversation)))
+                    .map(|()| Delivered::Wrote(conversation))
             }
             None => {
                 let held = HeldAnalysis {
@@ -452,18 +445,22 @@ async fn call_analyzed(
                 store
                     .hold_analysis(PortalId(portal_id), &event.conversation_uuid, &held)
                     .await
-                    .map(|()| None)
+                    .map(|()| Delivered::Unchanged(None))
             }
         };
-        if let Round::Done(written) = result.or_lost()? {
+        if let Round::Done(delivered) = result.or_lost()? {
+            let phone_call_id = match delivered {
+                Delivered::Wrote(conversation) => Some(conversation.phone_call_id),
+                Delivered::Unchanged(call) => call,
+            };
             tracing::info!(
                 portal_id,
-                phone_call_id = written.map(|written| written.call_id),
+                phone_call_id,
                 answers = analysis.answers.len(),
-                held = written.is_none(),
+                held = phone_call_id.is_none(),
                 "call analysis received"
             );
-            return Ok(written);
+            return Ok(delivered);
         }
     }
 }

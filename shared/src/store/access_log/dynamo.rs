@@ -128,7 +128,7 @@ impl AccessLogWriter for DynamoStore {
                 )?);
             }
         }
-        if let [item] = items.as_slice() {
+        let written = if let [item] = items.as_slice() {
             self.client
                 .put_item()
                 .table_name(&self.tables.access_log)
@@ -136,27 +136,34 @@ impl AccessLogWriter for DynamoStore {
                 .condition_expression("attribute_not_exists(pk)")
                 .send()
                 .await
-                .map_err(classify)?;
-            return Ok(());
+                .map(|_| ())
+                .map_err(classify)
+        } else {
+            // Concurrent transactions of 100 puts: a list of 1,000 clients costs 11 requests
+            // side by side, not 1,001 one after another.
+            let transactions = items
+                .chunks(TRANSACTION_LIMIT)
+                .map(|chunk| {
+                    chunk
+                        .iter()
+                        .map(|item| self.append_put(item.clone()).map(txn_put))
+                        .collect::<StoreResult<Vec<_>>>()
+                })
+                .collect::<StoreResult<Vec<_>>>()?;
+            try_join_all(
+                transactions
+                    .into_iter()
+                    .map(|transaction| self.transact(transaction)),
+            )
+            .await
+            .map(|_| ())
+        };
+        match written {
+            // A key holds the request's own trace id: an item already there is this request's,
+            // written by an attempt whose answer was lost and which the SDK retried.
+            Err(StoreError::ConditionFailed) => Ok(()),
+            other => other,
         }
-        // Concurrent transactions of 100 puts: a list of 1,000 clients costs 11 requests
-        // side by side, not 1,001 one after another.
-        let transactions = items
-            .chunks(TRANSACTION_LIMIT)
-            .map(|chunk| {
-                chunk
-                    .iter()
-                    .map(|item| self.append_put(item.clone()).map(txn_put))
-                    .collect::<StoreResult<Vec<_>>>()
-            })
-            .collect::<StoreResult<Vec<_>>>()?;
-        try_join_all(
-            transactions
-                .into_iter()
-                .map(|transaction| self.transact(transaction)),
-        )
-        .await?;
-        Ok(())
     }
 }
 

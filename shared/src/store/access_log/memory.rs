@@ -27,16 +27,11 @@ fn in_range<'a, T: 'a>(
 impl AccessLogWriter for MemoryStore {
     async fn append(&self, records: &[AccessRecord]) -> StoreResult<()> {
         let mut state = self.lock();
-        if records
-            .iter()
-            .any(|record| state.access_records.contains_key(&record.id))
-        {
-            return Err(StoreError::ConditionFailed);
-        }
         for record in records {
             state
                 .access_records
-                .insert(record.id.clone(), record.clone());
+                .entry(record.id.clone())
+                .or_insert_with(|| record.clone());
         }
         Ok(())
     }

@@ -273,8 +273,9 @@ pub struct Review {
 /// The append-only side of the log, which every function touching clients' data holds.
 #[async_trait]
 pub trait AccessLogWriter: Send + Sync + 'static {
-    /// Writes the records and each client's copy; a record that already exists is never
-    /// overwritten (the write fails instead).
+    /// Writes the records and each client's copy, each only if its key is new: an item
+    /// already there is left as it is. A key holds the request's trace id, so such an item
+    /// is this request's own, from an attempt whose answer was lost.
     async fn append(&self, records: &[AccessRecord]) -> StoreResult<()>;
 }
 
