@@ -601,6 +601,28 @@ async fn a_clients_extract_lists_every_access_newest_first_in_pages(backend: Bac
             .status,
         StatusCode::BAD_REQUEST
     );
+    // Another organisation's admin filtering her own log by client 1 puts nothing into
+    // client 1's extract: only a client of the caller's portal is recorded.
+    let before = app.get("/access-log/clients/1", Some(&karin)).await.json();
+    let filtered = app.get("/access-log?clientId=1", Some(&sara)).await;
+    assert_eq!(filtered.status, StatusCode::OK);
+    assert_eq!(filtered.json(), json!([]));
+    let after = app.get("/access-log/clients/1", Some(&karin)).await.json();
+    assert_eq!(
+        after.as_array().unwrap().len(),
+        before.as_array().unwrap().len() + 1
+    );
+    assert_eq!(
+        after[0]["action"], "access-log.client.read",
+        "Karin's read of it, only"
+    );
+    assert!(
+        after
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|entry| entry["portalId"] != 3)
+    );
 }
 
 /// The portal's log by account, client and time, in pages, and reviews that record their

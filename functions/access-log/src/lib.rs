@@ -324,7 +324,19 @@ async fn portal_log(
         validator.check::<()>("to", Err("must be after from".into()));
     }
     validator.finish()?;
-    let clients: Vec<i32> = client_id.into_iter().collect();
+    // The filter's client is recorded only when it is the caller's portal's: anyone may type
+    // any id, and must not put entries into another organisation's client's extract.
+    let clients: Vec<i32> = match client_id {
+        Some(client)
+            if state
+                .clients
+                .has_client(caller.portal_id, ClientId(client))
+                .await? =>
+        {
+            vec![client]
+        }
+        _ => Vec::new(),
+    };
     admin_only(&caller, &access, Action::ReadLog, &clients)?;
     let query = LogQuery {
         from,
