@@ -275,15 +275,9 @@ impl AccessLogReader for DynamoStore {
     }
 
     async fn reviews(&self, portal_id: PortalId, query: &LogQuery) -> StoreResult<Page<Review>> {
-        let range = LogQuery {
-            from: None,
-            to: None,
-            ..query.clone()
-        }
-        .id_range();
         self.log_query(
             reviews(portal_id.get()),
-            range,
+            query.cursor_range(),
             query.limit,
             |_: &Review| true,
             |review| &review.id,

@@ -11,12 +11,11 @@ use crate::store::access_log::{
 use crate::store::memory::MemoryStore;
 use crate::store::{StoreError, StoreResult};
 
-/// Newest first, within the query's range.
+/// Newest first, with ids in `[low, high)`.
 fn in_range<'a, T: 'a>(
     items: impl DoubleEndedIterator<Item = (&'a String, &'a T)>,
-    query: &LogQuery,
+    (low, high): (String, String),
 ) -> impl Iterator<Item = &'a T> {
-    let (low, high) = query.id_range();
     items
         .rev()
         .filter(move |(id, _)| **id >= low && **id < high)
@@ -45,7 +44,7 @@ impl AccessLogReader for MemoryStore {
         query: &LogQuery,
     ) -> StoreResult<Page<AccessRecord>> {
         let state = self.lock();
-        let found = in_range(state.access_records.iter(), query)
+        let found = in_range(state.access_records.iter(), query.id_range())
             .filter(|record| query.admits(record, portal_id))
             .cloned()
             .collect();
@@ -59,7 +58,7 @@ impl AccessLogReader for MemoryStore {
         query: &LogQuery,
     ) -> StoreResult<Page<AccessRecord>> {
         let state = self.lock();
-        let found = in_range(state.access_records.iter(), query)
+        let found = in_range(state.access_records.iter(), query.id_range())
             .filter(|record| record.client_ids.contains(&client_id.get()))
             .filter(|record| query.admits(record, portal_id.unwrap_or(PortalId(record.portal_id))))
             .map(|record| record.for_client(client_id.get()))
@@ -106,12 +105,7 @@ impl AccessLogReader for MemoryStore {
 
     async fn reviews(&self, portal_id: PortalId, query: &LogQuery) -> StoreResult<Page<Review>> {
         let state = self.lock();
-        let range = LogQuery {
-            from: None,
-            to: None,
-            ..query.clone()
-        };
-        let found = in_range(state.reviews.iter(), &range)
+        let found = in_range(state.reviews.iter(), query.cursor_range())
             .filter(|review| review.portal_id == portal_id.get())
             .cloned()
             .collect();

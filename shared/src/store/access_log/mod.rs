@@ -229,6 +229,16 @@ impl LogQuery {
                 .is_none_or(|account| record.accessor.account_id() == Some(account))
     }
 
+    /// The key range of a list without a time range (reviews): everything before the cursor.
+    fn cursor_range(&self) -> (String, String) {
+        LogQuery {
+            from: None,
+            to: None,
+            ..self.clone()
+        }
+        .id_range()
+    }
+
     /// The key range as record ids: `[from, to)`, ending before the cursor.
     fn id_range(&self) -> (String, String) {
         // Key condition values may not be empty; every id starts with a year's digits.
