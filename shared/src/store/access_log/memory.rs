@@ -73,6 +73,9 @@ impl AccessLogReader for MemoryStore {
         to: Timestamp,
     ) -> StoreResult<Vec<String>> {
         let (low, high) = (sort_time(from), sort_time(to));
+        if low >= high {
+            return Ok(Vec::new());
+        }
         Ok(self
             .lock()
             .access_records
