@@ -27,8 +27,7 @@ scripts/package.sh
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr)."
 } | tee target/performance.md
 # One TLS stack: the TLS and HTTP crates in the functions' tree, and any of them twice.
-functions=(authentication phone-calls clients portals contact-details questionnaires
-  questionnaire-scheduler organisations integrations access-log)
+read -ra functions <<< "$(make --no-print-directory -s functions)"
 packages=()
 for f in "${functions[@]}"; do packages+=(-p "$f"); done
 tls_crates='^(rustls|ring|aws-lc-rs|aws-lc-sys|openssl|native-tls|hyper|hyper-rustls|tokio-rustls|h2) v'

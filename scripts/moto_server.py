@@ -83,10 +83,12 @@ def cheap_deduplication_check() -> None:
 
 def main() -> None:
     port = int(sys.argv[1])
+    # scripts/sam-local.sh listens on the Docker bridge's address, which containers reach.
+    host = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
     copy_each_table_once()
     cheap_deduplication_check()
     app = DomainDispatcherApplication(create_backend_app)
-    run_simple("127.0.0.1", port, app, threaded=False, use_reloader=False, use_debugger=False)
+    run_simple(host, port, app, threaded=False, use_reloader=False, use_debugger=False)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,11 @@ cd "$(dirname "$0")/.."
 
 source scripts/lib.sh
 mkdir -p target
+# MOTO_HOST: the address moto listens on (loopback unless a caller needs another).
+host="${MOTO_HOST:-127.0.0.1}"
 port=$(free_port)
-.venv/bin/python scripts/moto_server.py "$port" > target/moto.log 2>&1 &
+.venv/bin/python scripts/moto_server.py "$port" "$host" > target/moto.log 2>&1 &
 moto_pid=$!
 trap 'kill "$moto_pid" 2>/dev/null || true' EXIT
-wait_for "http://127.0.0.1:$port/moto-api/"
-MOTO_ENDPOINT="http://127.0.0.1:$port" "$@"
+wait_for "http://$host:$port/moto-api/"
+MOTO_ENDPOINT="http://$host:$port" "$@"

@@ -5,13 +5,47 @@ use axum::Router;
 
 use crate::error::ApiError;
 
-/// JSON logs on Lambda (CloudWatch parses them), readable text elsewhere; `RUST_LOG` filters.
+/// How a function logs, from Lambda's own log controls (the template's `LoggingConfig`) as the
+/// Rust runtime's default subscriber reads them: `AWS_LAMBDA_LOG_FORMAT` (`JSON` or `Text`;
+/// unset means JSON on Lambda, text elsewhere) and `AWS_LAMBDA_LOG_LEVEL` (`TRACE` to `FATAL`).
+/// `RUST_LOG`, when set, is the filter instead: a developer's finer per-module directives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSettings {
+    pub json: bool,
+    pub filter: String,
+}
+
+impl LogSettings {
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let json = match lookup("AWS_LAMBDA_LOG_FORMAT") {
+            Some(format) if format.eq_ignore_ascii_case("json") => true,
+            Some(format) if format.eq_ignore_ascii_case("text") => false,
+            _ => lookup("AWS_LAMBDA_FUNCTION_NAME").is_some(),
+        };
+        let level = lookup("AWS_LAMBDA_LOG_LEVEL").map(|level| {
+            match level.to_ascii_lowercase().as_str() {
+                // tracing has no FATAL: its errors are the nearest.
+                "fatal" => "error".to_string(),
+                level @ ("trace" | "debug" | "info" | "warn" | "error") => level.to_string(),
+                _ => "info".to_string(),
+            }
+        });
+        let filter = lookup("RUST_LOG")
+            .filter(|filter| !filter.trim().is_empty())
+            .or(level)
+            .unwrap_or_else(|| "info".to_string());
+        Self { json, filter }
+    }
+}
+
+/// Starts logging as `LogSettings` says; JSON lines carry the `request` span's trace and
+/// Lambda request ids.
 pub fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+    let settings = LogSettings::from_lookup(|name| std::env::var(name).ok());
+    let filter = tracing_subscriber::EnvFilter::try_new(&settings.filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    if std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some() {
-        // The `request` span's trace and Lambda request ids go on every line.
+    if settings.json {
         builder
             .json()
             .with_current_span(true)
@@ -180,20 +214,108 @@ impl Platform {
         Ok(Self { sdk, services })
     }
 
-    /// A function's secret, from the environment or Secrets Manager, resolved once at start.
+    /// A function's secret, from the environment or Secrets Manager, resolved once at start
+    /// within `INIT_SECRET_BOUND`: a function that cannot read it logs why and ends its init
+    /// with an error the runtime reports, well before Lambda's 10 s init limit.
     pub async fn secret(
         &self,
         plain: &'static str,
         arn: &'static str,
     ) -> Result<Vec<u8>, crate::store::BoxError> {
         let source = crate::config::secret_source(|name| std::env::var(name).ok(), plain, arn)?;
-        Ok(source.resolve(&self.sdk).await?.into_bytes())
+        resolve_at_start(&self.sdk, &source, plain).await
     }
+}
+
+async fn resolve_at_start(
+    sdk: &aws_config::SdkConfig,
+    source: &crate::config::SecretSource,
+    name: &str,
+) -> Result<Vec<u8>, crate::store::BoxError> {
+    let sdk = sdk.to_builder().timeout_config(init_timeouts()).build();
+    let failure = match tokio::time::timeout(INIT_SECRET_BOUND, source.resolve(&sdk)).await {
+        Ok(Ok(secret)) => return Ok(secret.into_bytes()),
+        Ok(Err(error)) => aws_sdk_secretsmanager::error::DisplayErrorContext(&*error).to_string(),
+        Err(_) => format!("no answer within {} ms", INIT_SECRET_BOUND.as_millis()),
+    };
+    tracing::error!(secret = name, %failure, "start-up cannot read its secret");
+    Err(format!("start-up cannot read the secret {name}: {failure}").into())
+}
+
+/// Start-up's whole bound on reading a secret, credentials included.
+pub const INIT_SECRET_BOUND: std::time::Duration = std::time::Duration::from_millis(2500);
+
+/// Start-up's SDK timeouts: one retry of a 1 s attempt fits `INIT_SECRET_BOUND`.
+fn init_timeouts() -> aws_config::timeout::TimeoutConfig {
+    use std::time::Duration;
+    aws_config::timeout::TimeoutConfig::builder()
+        .connect_timeout(Duration::from_millis(500))
+        .operation_attempt_timeout(Duration::from_secs(1))
+        .operation_timeout(Duration::from_secs(2))
+        .build()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn settings(vars: &[(&str, &str)]) -> LogSettings {
+        LogSettings::from_lookup(|name| {
+            vars.iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.to_string())
+        })
+    }
+
+    #[test]
+    fn lambdas_log_level_and_format_are_honoured_and_rust_log_overrides_the_level() {
+        let lambda = ("AWS_LAMBDA_FUNCTION_NAME", "f");
+        assert_eq!(
+            settings(&[lambda]),
+            LogSettings {
+                json: true,
+                filter: "info".into()
+            }
+        );
+        assert!(!settings(&[]).json, "text off Lambda");
+        assert!(!settings(&[lambda, ("AWS_LAMBDA_LOG_FORMAT", "Text")]).json);
+        assert!(settings(&[("AWS_LAMBDA_LOG_FORMAT", "JSON")]).json);
+        assert_eq!(settings(&[("AWS_LAMBDA_LOG_LEVEL", "DEBUG")]).filter, "debug");
+        assert_eq!(settings(&[("AWS_LAMBDA_LOG_LEVEL", "FATAL")]).filter, "error");
+        assert_eq!(settings(&[("AWS_LAMBDA_LOG_LEVEL", "LOUD")]).filter, "info");
+        assert_eq!(
+            settings(&[("AWS_LAMBDA_LOG_LEVEL", "WARN"), ("RUST_LOG", "shared=debug")]).filter,
+            "shared=debug"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_secret_read_that_gets_no_answer_ends_start_up_within_three_seconds() {
+        // A listener that never accepts: connections are made, requests never answered.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let sdk = aws_config::SdkConfig::builder()
+            .endpoint_url(format!("http://{}", silent.local_addr().unwrap()))
+            .region(aws_config::Region::new("eu-north-1"))
+            .credentials_provider(aws_sdk_dynamodb::config::SharedCredentialsProvider::new(
+                aws_sdk_dynamodb::config::Credentials::new("test", "test", None, None, "test"),
+            ))
+            .http_client(https_client())
+            .retry_config(sdk_retry_and_timeouts().0)
+            .timeout_config(sdk_retry_and_timeouts().1)
+            .behavior_version(aws_config::BehaviorVersion::latest())
+            .build();
+        let source = crate::config::SecretSource::SecretsManager("arn:silent".into());
+        let started = std::time::Instant::now();
+        let error = resolve_at_start(&sdk, &source, "OTP_HASH_KEY")
+            .await
+            .unwrap_err();
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+        assert!(
+            error.to_string().starts_with("start-up cannot read the secret OTP_HASH_KEY"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn sdk_requests_give_up_well_inside_the_lambda_timeout() {

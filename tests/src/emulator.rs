@@ -1,6 +1,7 @@
 //! Function binaries under the Lambda Runtime API emulator (`cargo lambda watch
-//! --only-lambda-apis`): starting the emulator and a binary in a Lambda-like environment, and
-//! invoking it. Used by the runtime test and the performance benchmark.
+//! --only-lambda-apis`): starting the emulator and a binary in a Lambda-like environment,
+//! invoking it, and checking its answers to the sample events. Used by the runtime test, the
+//! `sam local` check and the performance benchmark.
 
 use std::net::TcpStream;
 use std::path::Path;
@@ -208,4 +209,79 @@ pub async fn invoke(client: &InvokeClient, port: u16, payload: String) -> Value 
         String::from_utf8_lossy(&body)
     );
     serde_json::from_slice(&body).expect("the invocation answer is JSON")
+}
+
+/// Checks an API Gateway answer and returns its decoded body.
+pub fn check_http_answer(name: &str, answer: &Value, expected: u16) -> Option<Value> {
+    assert_eq!(answer["statusCode"], expected, "{name}: {answer}");
+    let headers = &answer["headers"];
+    assert_eq!(headers["x-trace-id"], format!("evt-{name}"), "{name}");
+    let body = answer["body"].as_str().unwrap_or_default();
+    if expected == 204 {
+        assert!(body.is_empty(), "{name}: a 204 has no body");
+        return None;
+    }
+    let content_type = headers["content-type"].as_str().unwrap_or_default();
+    let decoded: Value = serde_json::from_str(body)
+        .unwrap_or_else(|e| panic!("{name}: body is not JSON ({e}): {body}"));
+    if expected >= 400 {
+        assert_eq!(content_type, "application/problem+json", "{name}");
+        assert_eq!(decoded["status"], expected, "{name}");
+        assert_eq!(decoded["traceId"], format!("evt-{name}"), "{name}");
+    } else {
+        assert!(
+            content_type.starts_with("application/json"),
+            "{name}: {content_type}"
+        );
+    }
+    Some(decoded)
+}
+
+/// The answer's shape per event: the records the interface promises.
+pub fn check_shape(name: &str, body: &Value) {
+    let has = |value: &Value, fields: &[&str]| {
+        for field in fields {
+            assert!(value.get(field).is_some(), "{name}: no {field} in {value}");
+        }
+    };
+    match name {
+        "authentication-request-otp" => has(body, &["requestId", "expiresAt"]),
+        "phone-calls-get" => has(&body[0], &["id", "startDate", "transcript", "isUnknown"]),
+        "phone-calls-requests"
+        | "clients-list"
+        | "contact-details-list"
+        | "contact-details-active"
+        | "questionnaires-list"
+        | "access-log-client-extract"
+        | "access-log-reviews-list" => {
+            assert!(body.is_array(), "{name}: {body}")
+        }
+        "clients-patch" => has(body, &["id", "name", "totalCalls", "lastCallAt"]),
+        "portals-get" => has(body, &["id", "organisationId", "name"]),
+        "portals-import-clients" => has(body, &["created", "existing", "invalid"]),
+        "contact-details-get" | "contact-details-put" => has(body, &["id", "priority", "isActive"]),
+        "questionnaires-get" => has(body, &["questions", "answers", "clients"]),
+        "questionnaires-add-question" => has(body, &["id", "position", "prompt"]),
+        "questionnaires-start-for-clients" => has(body, &["created", "alreadyScheduled"]),
+        "organisations-suggest-unknown-client" => {
+            has(body, &["clientId", "confidence", "candidates"])
+        }
+        "organisations-fix-unknown-client" => has(body, &["id", "clientId", "isUnknown"]),
+        "access-log-list" => {
+            let records = body.as_array().expect("a list of records");
+            assert!(
+                !records.is_empty(),
+                "{name}: this run's accesses are listed"
+            );
+            has(
+                &records[0],
+                &["id", "at", "accessor", "action", "clientIds", "status"],
+            );
+        }
+        "access-log-record-review" => has(body, &["id", "drawn", "population", "records"]),
+        "integrations-voice-call-ended" | "integrations-voice-call-analyzed" => {
+            assert!(body["phoneCallId"].is_i64(), "{name}: {body}")
+        }
+        _ => {}
+    }
 }

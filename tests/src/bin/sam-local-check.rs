@@ -1,0 +1,259 @@
+//! Every function as `sam local` runs it (scripts/sam-local.sh starts this inside its moto and
+//! its own dockerd): the demo data and a session on moto, the template's secrets in moto's
+//! Secrets Manager, then `sam local start-api` with the README walkthrough's first requests,
+//! and `sam local invoke` of each function with each of its sample events, the answers checked
+//! as the runtime-emulator test checks them. Panics (exit code 101) on the first failure.
+//!
+//! usage: sam-local-check <built template> <work dir>
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use http::Method;
+use integration_tests::emulator::{
+    IMPORT_MASTER, Live, OTP_HASH_KEY, Running, WEBHOOK_MASTER, check_http_answer, check_shape,
+    free_port, wait_for_port,
+};
+use integration_tests::local_http::LocalApiClient;
+use integration_tests::{ENDPOINTS, Endpoint, SCHEDULED_EVENT, local_sdk_config, moto_endpoint};
+use serde_json::{Value, json};
+
+/// The template's logical id of a function crate: `phone-calls` is `PhoneCallsFunction`.
+fn logical_id(function: &str) -> String {
+    let mut id: String = function
+        .split('-')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect();
+    id.push_str("Function");
+    id
+}
+
+fn sam() -> PathBuf {
+    PathBuf::from(std::env::var("SAM").unwrap_or_else(|_| ".venv/bin/sam".into()))
+}
+
+/// The arguments every `sam local` command here takes.
+fn common_args<'a>(template: &'a str, env_vars: &'a str) -> [&'a str; 5] {
+    [
+        "--template",
+        template,
+        "--env-vars",
+        env_vars,
+        "--skip-pull-image",
+    ]
+}
+
+/// One `sam local invoke`: whether sam succeeded, its stdout (the function's answer), its
+/// stderr (everything logged), and how long it took.
+fn run_invoke(
+    template: &str,
+    env_vars: &str,
+    function: &str,
+    event: &Path,
+) -> (bool, String, String, u128) {
+    let started = Instant::now();
+    let output = Command::new(sam())
+        .args(["local", "invoke", &logical_id(function), "--event"])
+        .arg(event)
+        .args(common_args(template, env_vars))
+        .stdin(Stdio::null())
+        .output()
+        .expect("sam runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).to_string(),
+        String::from_utf8_lossy(&output.stderr).to_string(),
+        started.elapsed().as_millis(),
+    )
+}
+
+/// A `sam local invoke` that must succeed: the function's answer, its log and the time.
+fn invoke(template: &str, env_vars: &str, function: &str, event: &Path) -> (Value, String, u128) {
+    let (success, stdout, stderr, took) = run_invoke(template, env_vars, function, event);
+    assert!(success, "sam local invoke {function} failed:\n{stderr}");
+    let answer = stdout
+        .lines()
+        .rev()
+        .find_map(|line| serde_json::from_str::<Value>(line.trim()).ok())
+        .unwrap_or_else(|| panic!("{function}: no JSON answer on stdout:\n{stdout}\n{stderr}"));
+    (answer, stderr, took)
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, template, work] = args.as_slice() else {
+        panic!("usage: sam-local-check <built template> <work dir>");
+    };
+    let work = PathBuf::from(work);
+    std::fs::create_dir_all(&work).unwrap();
+
+    let live = Live::new().await;
+    let secrets = aws_sdk_secretsmanager::Client::new(&local_sdk_config(moto_endpoint()));
+    let mut arns = Vec::new();
+    for (name, value) in [
+        ("otp-hash-key", OTP_HASH_KEY),
+        ("import-master", IMPORT_MASTER),
+        ("webhook-master", WEBHOOK_MASTER),
+    ] {
+        let created = secrets
+            .create_secret()
+            .name(format!("sam-local-{name}-{}", uuid::Uuid::new_v4()))
+            .secret_string(value)
+            .send()
+            .await
+            .expect("moto creates the secret");
+        arns.push(created.arn.expect("an ARN"));
+    }
+    // SAM passes a function only the variables its template declares; these override them.
+    let env_vars = work.join("env-vars.json");
+    std::fs::write(
+        &env_vars,
+        json!({"Parameters": {
+            "DATA_TABLE": live.env.data_table,
+            "AUTH_TABLE": live.env.auth_table,
+            "ACCESS_LOG_TABLE": live.env.access_log_table,
+            "DIALLER_QUEUE_URL": live.env.queue_url,
+            "OTP_HASH_KEY_SECRET_ARN": arns[0],
+            "IMPORT_SECRET_ARN": arns[1],
+            "WEBHOOK_SECRET_ARN": arns[2],
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let env_vars = env_vars.to_str().unwrap();
+
+    start_api_walkthrough(template, env_vars, &live.token, &work).await;
+
+    let mut outputs = String::new();
+    println!("{:<40} {:<26} {:>6} {:>8}", "event", "function", "status", "ms");
+    for Endpoint {
+        event: name,
+        function,
+        status: expected,
+        ..
+    } in ENDPOINTS
+    {
+        let event = work.join(format!("{name}.json"));
+        std::fs::write(&event, live.event(name)).unwrap();
+        let (answer, logged, took) = invoke(template, env_vars, function, &event);
+        if let Some(body) = check_http_answer(name, &answer, *expected)
+            && *expected < 400
+        {
+            check_shape(name, &body);
+        }
+        println!("{name:<40} {function:<26} {expected:>6} {took:>8}");
+        // Answers may carry what the caller sent (an import's national ids); logs never.
+        outputs.push_str(&logged);
+    }
+    let event = work.join(format!("{SCHEDULED_EVENT}.json"));
+    std::fs::write(&event, live.event(SCHEDULED_EVENT)).unwrap();
+    let (report, logged, took) = invoke(template, env_vars, "questionnaire-scheduler", &event);
+    for field in ["due", "claimed", "sent", "failed", "withinCallingHours"] {
+        assert!(report.get(field).is_some(), "scheduler report lacks {field}: {report}");
+    }
+    assert_eq!(report["failed"], 0, "{report}");
+    println!("{SCHEDULED_EVENT:<40} {:<26} {:>6} {took:>8}", "questionnaire-scheduler", "-");
+    outputs.push_str(&logged);
+
+    // A function whose secret cannot be read ends its start-up at once, saying why.
+    let missing = work.join("env-vars-missing-secret.json");
+    let mut overrides: Value = serde_json::from_str(&std::fs::read_to_string(env_vars).unwrap())
+        .expect("the env-vars file is JSON");
+    overrides["Parameters"]["OTP_HASH_KEY_SECRET_ARN"] =
+        json!("arn:aws:secretsmanager:eu-north-1:123456789012:secret:missing-AbCdEf");
+    std::fs::write(&missing, overrides.to_string()).unwrap();
+    let event = work.join("authentication-request-otp.json");
+    let (_, stdout, stderr, took) =
+        run_invoke(template, missing.to_str().unwrap(), "authentication", &event);
+    assert!(
+        stderr.contains("start-up cannot read its secret"),
+        "no start-up error logged:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        !stdout.contains("\"statusCode\""),
+        "a function without its secret answered: {stdout}"
+    );
+    println!("authentication without its secret: start-up error, invoke ended in {took} ms");
+
+    for needle in [
+        live.token.as_str(),
+        &live.import_secret,
+        &live.webhook_secret,
+        IMPORT_MASTER,
+        WEBHOOK_MASTER,
+        OTP_HASH_KEY,
+        "19121212-1212",
+        "191212121212",
+    ] {
+        assert!(
+            !outputs.contains(needle),
+            "an answer or log line carries {needle:?}"
+        );
+    }
+    println!(
+        "sam local invoke: {} events and the scheduled event answered as expected",
+        ENDPOINTS.len()
+    );
+}
+
+/// `sam local start-api` on a free port, and the README walkthrough's first requests through
+/// it (the code of step 2 goes by SMS through moto's SNS, so the session is the one made
+/// through the API at start).
+async fn start_api_walkthrough(template: &str, env_vars: &str, token: &str, work: &Path) {
+    let port = free_port();
+    let log = std::fs::File::create(work.join("start-api.log")).unwrap();
+    let child = Command::new(sam())
+        .args(["local", "start-api", "--port", &port.to_string()])
+        .args(common_args(template, env_vars))
+        .args(["--warm-containers", "LAZY"])
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("sam local start-api starts");
+    let _api = Running(child);
+    wait_for_port(port, "sam local start-api");
+    let api = LocalApiClient::new(&format!("http://127.0.0.1:{port}"));
+    let steps: [(Method, &str, Option<&str>, Option<Value>, u16, &str); 5] = [
+        (
+            Method::POST,
+            "/authentication/request-otp",
+            None,
+            Some(json!({"phoneNumber": "070-100 00 09"})),
+            202,
+            "requestId",
+        ),
+        (Method::GET, "/phone-calls/1001", Some(token), None, 200, "transcript"),
+        (Method::GET, "/phone-calls/1001/requests", Some(token), None, 200, ""),
+        (Method::GET, "/clients?limit=2", Some(token), None, 200, "totalCalls"),
+        (Method::GET, "/portals/1", Some(token), None, 200, "organisationId"),
+    ];
+    for (method, path, token, body, expected, field) in steps {
+        let started = Instant::now();
+        let (status, answer) = tokio::time::timeout(
+            Duration::from_secs(60),
+            api.call(method.clone(), path, token, body.as_ref()),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("{method} {path}: no answer within 60 s"))
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        assert_eq!(status, expected, "{method} {path}: {answer}");
+        let first = if answer.is_array() { &answer[0] } else { &answer };
+        assert!(
+            field.is_empty() || first.get(field).is_some(),
+            "{method} {path}: no {field} in {answer}"
+        );
+        println!(
+            "start-api {method} {path}: {status} in {} ms",
+            started.elapsed().as_millis()
+        );
+    }
+}
