@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: Python tools into .venv (moto, cfn-lint,
-# cargo-lambda's runtime emulator, schemathesis), cfn-lint, rustfmt, clippy, the function
+# cargo-lambda's runtime emulator, schemathesis, SAM CLI), cfn-lint, rustfmt, clippy, the function
 # binaries, then every cargo test on both stores with moto started single-threaded on a free
 # port (scripts/with-moto.sh, which stops it at the end whatever happens), then schemathesis
-# against local-api (scripts/contract-test.sh, which stops local-api at the end), then
-# cargo-fuzz over request body decoding (scripts/fuzz.sh).
+# against local-api (scripts/contract-test.sh, which stops local-api at the end), then `sam
+# build` and every function under `sam local` in Docker (scripts/sam-local.sh, which stops its
+# dockerd and moto at the end), then cargo-fuzz over request body decoding (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # A fresh clone's build leaves about 5 GB in target/; say what there is, so that a run that
@@ -41,6 +42,9 @@ fi
 
 echo "== schemathesis against local-api (scripts/contract-test.sh)"
 scripts/contract-test.sh 2>&1 | tee target/contract-test.log || status=1
+
+echo "== sam build, sam local start-api and invoke in Docker (scripts/sam-local.sh)"
+scripts/sam-local.sh 2>&1 | tee target/sam-local.log || status=1
 
 echo "== cargo-fuzz over body decoding (scripts/fuzz.sh; compile-only without nightly)"
 scripts/fuzz.sh 2>&1 | tee target/fuzz.log || status=1

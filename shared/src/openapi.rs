@@ -18,3 +18,7 @@ pub const OTP: &str = "^[0-9]{6}$";
 
 /// Text with something in it besides spaces.
 pub const SAID: &str = r"\S";
+
+/// An access-log cursor (`access-log`'s `parse_cursor`): a record id (`time#trace#part`) or a
+/// review id (`time#uuid`).
+pub const LOG_CURSOR: &str = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z(#[0-9A-Za-z=_-]{1,64}){1,2}$";

@@ -280,11 +280,21 @@ mod tests {
         assert!(!settings(&[]).json, "text off Lambda");
         assert!(!settings(&[lambda, ("AWS_LAMBDA_LOG_FORMAT", "Text")]).json);
         assert!(settings(&[("AWS_LAMBDA_LOG_FORMAT", "JSON")]).json);
-        assert_eq!(settings(&[("AWS_LAMBDA_LOG_LEVEL", "DEBUG")]).filter, "debug");
-        assert_eq!(settings(&[("AWS_LAMBDA_LOG_LEVEL", "FATAL")]).filter, "error");
+        assert_eq!(
+            settings(&[("AWS_LAMBDA_LOG_LEVEL", "DEBUG")]).filter,
+            "debug"
+        );
+        assert_eq!(
+            settings(&[("AWS_LAMBDA_LOG_LEVEL", "FATAL")]).filter,
+            "error"
+        );
         assert_eq!(settings(&[("AWS_LAMBDA_LOG_LEVEL", "LOUD")]).filter, "info");
         assert_eq!(
-            settings(&[("AWS_LAMBDA_LOG_LEVEL", "WARN"), ("RUST_LOG", "shared=debug")]).filter,
+            settings(&[
+                ("AWS_LAMBDA_LOG_LEVEL", "WARN"),
+                ("RUST_LOG", "shared=debug")
+            ])
+            .filter,
             "shared=debug"
         );
     }
@@ -312,7 +322,9 @@ mod tests {
         let took = started.elapsed();
         assert!(took < std::time::Duration::from_secs(3), "{took:?}");
         assert!(
-            error.to_string().starts_with("start-up cannot read the secret OTP_HASH_KEY"),
+            error
+                .to_string()
+                .starts_with("start-up cannot read the secret OTP_HASH_KEY"),
             "{error}"
         );
     }

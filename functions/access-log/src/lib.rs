@@ -142,16 +142,23 @@ fn parse_limit(limit: &str) -> Result<usize, String> {
 }
 
 /// Where a page starts: the id of the last record (`time#trace#part`) or review (`time#uuid`)
-/// of the previous page, as its `Link` header gives it.
-#[derive(utoipa::ToSchema)]
-#[schema(
-    pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z(#[0-9A-Za-z=_-]{1,64}){1,2}$",
-    example = "2026-11-23T09:15:02.123456Z#JTHoQiSfIAMEM9w=#0"
-)]
-#[allow(dead_code)] // a schema only: the query carries the cursor as text, `parse_cursor` checks it
-struct Cursor(String);
+/// of the previous page, as its `Link` header gives it. A schema only: the query carries the
+/// cursor as text, and `parse_cursor` checks it.
+struct Cursor;
 
-/// A cursor as `Cursor`'s pattern says. Ids are compared as text, so any string of an id's
+impl utoipa::PartialSchema for Cursor {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some(shared::openapi::LOG_CURSOR))
+            .examples(["2026-11-23T09:15:02.123456Z#JTHoQiSfIAMEM9w=#0"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Cursor {}
+
+/// A cursor as `Cursor`'s pattern (`shared::openapi::LOG_CURSOR`) says. Ids are compared as text, so any string of an id's
 /// shape is a position in the list and nothing else is checked:
 /// one typed by hand pages from wherever it sorts, and can show nothing the caller could not
 /// list anyway.

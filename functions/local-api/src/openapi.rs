@@ -293,6 +293,7 @@ mod tests {
             shared::openapi::TIME,
             shared::openapi::OTP,
             shared::openapi::SAID,
+            shared::openapi::LOG_CURSOR,
         ];
         assert!(found.len() > 10, "{found:?}");
         for pattern in found {

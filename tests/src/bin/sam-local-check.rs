@@ -133,7 +133,10 @@ async fn main() {
     start_api_walkthrough(template, env_vars, &live.token, &work).await;
 
     let mut outputs = String::new();
-    println!("{:<40} {:<26} {:>6} {:>8}", "event", "function", "status", "ms");
+    println!(
+        "{:<40} {:<26} {:>6} {:>8}",
+        "event", "function", "status", "ms"
+    );
     for Endpoint {
         event: name,
         function,
@@ -157,10 +160,16 @@ async fn main() {
     std::fs::write(&event, live.event(SCHEDULED_EVENT)).unwrap();
     let (report, logged, took) = invoke(template, env_vars, "questionnaire-scheduler", &event);
     for field in ["due", "claimed", "sent", "failed", "withinCallingHours"] {
-        assert!(report.get(field).is_some(), "scheduler report lacks {field}: {report}");
+        assert!(
+            report.get(field).is_some(),
+            "scheduler report lacks {field}: {report}"
+        );
     }
     assert_eq!(report["failed"], 0, "{report}");
-    println!("{SCHEDULED_EVENT:<40} {:<26} {:>6} {took:>8}", "questionnaire-scheduler", "-");
+    println!(
+        "{SCHEDULED_EVENT:<40} {:<26} {:>6} {took:>8}",
+        "questionnaire-scheduler", "-"
+    );
     outputs.push_str(&logged);
 
     // A function whose secret cannot be read ends its start-up at once, saying why.
@@ -171,8 +180,12 @@ async fn main() {
         json!("arn:aws:secretsmanager:eu-north-1:123456789012:secret:missing-AbCdEf");
     std::fs::write(&missing, overrides.to_string()).unwrap();
     let event = work.join("authentication-request-otp.json");
-    let (_, stdout, stderr, took) =
-        run_invoke(template, missing.to_str().unwrap(), "authentication", &event);
+    let (_, stdout, stderr, took) = run_invoke(
+        template,
+        missing.to_str().unwrap(),
+        "authentication",
+        &event,
+    );
     assert!(
         stderr.contains("start-up cannot read its secret"),
         "no start-up error logged:\n{stdout}\n{stderr}"
@@ -222,21 +235,30 @@ async fn start_api_walkthrough(template: &str, env_vars: &str, token: &str, work
     let _api = Running(child);
     wait_for_port(port, "sam local start-api");
     let api = LocalApiClient::new(&format!("http://127.0.0.1:{port}"));
-    let steps: [(Method, &str, Option<&str>, Option<Value>, u16, &str); 5] = [
-        (
+    let steps = [
+        Step::new(
             Method::POST,
             "/authentication/request-otp",
-            None,
-            Some(json!({"phoneNumber": "070-100 00 09"})),
             202,
             "requestId",
-        ),
-        (Method::GET, "/phone-calls/1001", Some(token), None, 200, "transcript"),
-        (Method::GET, "/phone-calls/1001/requests", Some(token), None, 200, ""),
-        (Method::GET, "/clients?limit=2", Some(token), None, 200, "totalCalls"),
-        (Method::GET, "/portals/1", Some(token), None, 200, "organisationId"),
+            false,
+        )
+        .with_body(json!({"phoneNumber": "070-100 00 09"})),
+        Step::new(Method::GET, "/phone-calls/1001", 200, "transcript", true),
+        Step::new(Method::GET, "/phone-calls/1001/requests", 200, "", true),
+        Step::new(Method::GET, "/clients?limit=2", 200, "totalCalls", true),
+        Step::new(Method::GET, "/portals/1", 200, "organisationId", true),
     ];
-    for (method, path, token, body, expected, field) in steps {
+    for Step {
+        method,
+        path,
+        status: expected,
+        field,
+        authorised,
+        body,
+    } in steps
+    {
+        let token = authorised.then_some(token);
         let started = Instant::now();
         let (status, answer) = tokio::time::timeout(
             Duration::from_secs(60),
@@ -246,7 +268,11 @@ async fn start_api_walkthrough(template: &str, env_vars: &str, token: &str, work
         .unwrap_or_else(|_| panic!("{method} {path}: no answer within 60 s"))
         .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
         assert_eq!(status, expected, "{method} {path}: {answer}");
-        let first = if answer.is_array() { &answer[0] } else { &answer };
+        let first = if answer.is_array() {
+            &answer[0]
+        } else {
+            &answer
+        };
         assert!(
             field.is_empty() || first.get(field).is_some(),
             "{method} {path}: no {field} in {answer}"
@@ -255,5 +281,42 @@ async fn start_api_walkthrough(template: &str, env_vars: &str, token: &str, work
             "start-api {method} {path}: {status} in {} ms",
             started.elapsed().as_millis()
         );
+    }
+}
+
+/// One walkthrough request: what is sent, the status expected and a field the answer (or its
+/// first item) has.
+struct Step {
+    method: Method,
+    path: &'static str,
+    status: u16,
+    field: &'static str,
+    authorised: bool,
+    body: Option<Value>,
+}
+
+impl Step {
+    fn new(
+        method: Method,
+        path: &'static str,
+        status: u16,
+        field: &'static str,
+        authorised: bool,
+    ) -> Self {
+        Self {
+            method,
+            path,
+            status,
+            field,
+            authorised,
+            body: None,
+        }
+    }
+
+    fn with_body(self, body: Value) -> Self {
+        Self {
+            body: Some(body),
+            ..self
+        }
     }
 }
