@@ -235,15 +235,22 @@ fn paged<T: Serialize>(
     Ok(response)
 }
 
+/// `limit` and `cursor` as every list here checks them: the page size and the id to start
+/// after.
+fn check_paging(
+    validator: &mut Validator,
+    limit: Option<String>,
+    cursor: Option<String>,
+) -> (Option<usize>, Option<String>) {
+    let limit = limit.and_then(|limit| validator.check("limit", parse_limit(&limit)));
+    let before = cursor.and_then(|cursor| validator.check("cursor", parse_cursor(&cursor)));
+    (limit, before)
+}
+
 fn page_params(query: Result<Query<PageParams>, QueryRejection>) -> Result<LogQuery, ApiError> {
     let Query(params) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let mut validator = Validator::new();
-    let limit = params
-        .limit
-        .and_then(|limit| validator.check("limit", parse_limit(&limit)));
-    let before = params
-        .cursor
-        .and_then(|cursor| validator.check("cursor", parse_cursor(&cursor)));
+    let (limit, before) = check_paging(&mut validator, params.limit, params.cursor);
     validator.finish()?;
     Ok(LogQuery {
         limit,
@@ -352,12 +359,7 @@ async fn portal_log(
     let client_id = params
         .client_id
         .and_then(|id| validator.check("clientId", parse_id(&id)));
-    let limit = params
-        .limit
-        .and_then(|limit| validator.check("limit", parse_limit(&limit)));
-    let before = params
-        .cursor
-        .and_then(|cursor| validator.check("cursor", parse_cursor(&cursor)));
+    let (limit, before) = check_paging(&mut validator, params.limit, params.cursor);
     if let (Some(from), Some(to)) = (from, to)
         && from >= to
     {
