@@ -36,7 +36,7 @@ run() {
   local token=$1; shift
   SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH=scripts .venv/bin/st run "$base/openapi.json" \
     --checks all --mode all --seed "$SEED" --max-examples "$EXAMPLES" \
-    --phases examples,coverage,fuzzing --workers 1 \
+    --phases examples,coverage,fuzzing --workers 1 --url "$base" \
     --header "Authorization: Bearer $token" --suppress-health-check too_slow,filter_too_much \
     --report junit --report-dir target/schemathesis --no-color "$@"
 }

@@ -1,12 +1,15 @@
 """Schemathesis hooks for scripts/contract-test.sh: value generators for the string formats this
 API declares beyond JSON Schema's own (`phone`, `language-tag`, `plain-text`, `prose`), so
-positive test data holds numbers, tags and text a person could actually send. Negative data is
-left to schemathesis."""
+positive test data holds numbers, tags and text a person could actually send; the access log's
+periods kept in order; and one known false report of schemathesis's left out (see the end)."""
 
+import re
 from datetime import datetime, timedelta
 
 import schemathesis
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from schemathesis.core.failures import AcceptedNegativeData
 
 # Numbers as staff and integrations write them: E.164, national with spaces or dashes, 00-prefixed.
 _subscriber = st.integers(min_value=0, max_value=9_999_999).map(lambda n: f"{n:07d}")
@@ -65,3 +68,45 @@ def before_call(context, case, **kwargs):
     if case.operation.path.startswith("/access-log"):
         _ordered_period(case.query)
         _ordered_period(case.body)
+
+
+# schemathesis 4.32.5 can report an accepted body as negative data that "violates `format`" of
+# an int32 field whose value is well inside int32 (seen on POST /access-log/reviews with
+# `sampleSize` 21, and not on a repeat with the same seed): a negative case that is not negative.
+# Only that failure is dropped, and only when the value named is an int32 and the whole body
+# holds to the operation's schema under a validator that checks formats; every other stands.
+_FORMAT_AT = re.compile(r"in body - violates `format` at (/\S*)")
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+def _schema_at(document, schema):
+    """The schema a `$ref` into the document's components names (or the schema itself)."""
+    while isinstance(schema, dict) and schema.get("$ref", "").startswith("#/"):
+        target = document
+        for part in schema["$ref"][2:].split("/"):
+            target = target[part]
+        schema = target
+    return schema
+
+
+@schemathesis.hook
+def filter_failure(context, failure, case, response):
+    if not isinstance(failure, AcceptedNegativeData):
+        return True
+    named = _FORMAT_AT.search(failure.message or "")
+    field = named.group(1).split("/") if named else []
+    if len(field) != 3 or field[1] != "properties" or not isinstance(case.body, dict):
+        return True
+    document = case.operation.schema.raw_schema
+    content = case.operation.definition.raw["requestBody"]["content"]
+    body_schema = _schema_at(document, content["application/json"]["schema"])
+    declared = _schema_at(document, body_schema.get("properties", {}).get(field[2], {}))
+    value = case.body.get(field[2])
+    if declared.get("format") != "int32" or not isinstance(value, int) or isinstance(value, bool):
+        return True
+    validator = Draft202012Validator(
+        {**body_schema, "components": document["components"]},
+        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    )
+    in_range = _INT32[0] <= value <= _INT32[1]
+    return not (in_range and validator.is_valid(case.body))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: Python tools into .venv (moto, cfn-lint,
-# cargo-lambda's runtime emulator, schemathesis, SAM CLI), cfn-lint, rustfmt, clippy, the function
+# cargo-lambda's runtime emulator, schemathesis, SAM CLI, openapi-python-client), cfn-lint, the
+# OpenAPI linters from pinned npm packages (scripts/openapi-lint.sh), rustfmt, clippy, the function
 # binaries, then every cargo test on both stores with moto started single-threaded on a free
 # port (scripts/with-moto.sh, which stops it at the end whatever happens), then schemathesis
 # against local-api (scripts/contract-test.sh, which stops local-api at the end), then `sam
@@ -17,6 +18,9 @@ python3 -m venv .venv
 
 echo "== cfn-lint"
 .venv/bin/cfn-lint template.yaml
+
+echo "== redocly, spectral and the generated Python client on openapi.json (scripts/openapi-lint.sh)"
+scripts/openapi-lint.sh
 
 echo "== rustfmt, clippy"
 cargo fmt --all -- --check

@@ -287,8 +287,12 @@ impl From<AccessRecord> for ClientAccess {
     }
 }
 
+/// A client's access extract
+///
 /// Every access to a client of the caller's portal, from any portal of the organisation,
 /// newest first: the extract a client may ask for.
+///
+/// Admins of the portal.
 #[utoipa::path(
     get, path = "/access-log/clients/{id}", tag = "access log",
     params(("id" = i32, Path, minimum = 1, description = "The client."), PageParams),
@@ -327,7 +331,12 @@ async fn client_extract(
     paged(page, query.limit, &format!("/access-log/clients/{id}"), &[])
 }
 
+/// The portal's access log
+///
 /// The accesses made in the caller's portal, newest first, by time, account and client.
+///
+/// Admins of the portal; staff get 403, and the attempt is itself recorded. Pages with
+/// `?limit=N` and a `Link` header.
 #[utoipa::path(
     get, path = "/access-log", tag = "access log",
     params(LogParams),
@@ -445,9 +454,13 @@ pub struct RecordedReview {
     pub records: Vec<AccessRecord>,
 }
 
+/// Record a review of the access log
+///
 /// Records a review of the portal's log: draws `sampleSize` records at random from
 /// `[from, to)` (all of them when there are fewer) and keeps which were drawn, by whom, and
 /// the conclusion.
+///
+/// Admins of the portal.
 #[utoipa::path(
     post, path = "/access-log/reviews", tag = "access log",
     request_body = ReviewRequest,
@@ -532,7 +545,11 @@ async fn record_review(
         .into_response())
 }
 
+/// The portal's access-log reviews
+///
 /// The portal's recorded reviews, newest first.
+///
+/// Admins of the portal.
 #[utoipa::path(
     get, path = "/access-log/reviews", tag = "access log",
     params(PageParams),

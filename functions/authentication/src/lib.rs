@@ -141,6 +141,8 @@ fn e164(raw: &str, region: DefaultRegion) -> Result<String, ApiError> {
     phone::normalise(raw, region).map_err(|reason| ApiError::field("phoneNumber", reason))
 }
 
+/// Request a login code
+///
 /// Sends a login code by SMS when an account has the number. Every well-formed number gets the
 /// same 202, so numbers cannot be enumerated. Not in interface v1: the code has to come from
 /// somewhere.
@@ -221,6 +223,8 @@ async fn request_otp(
     }
 }
 
+/// Log in with a code
+///
 /// Exchanges a code for a session. A wrong, expired, used or mismatched code is one generic 401.
 #[utoipa::path(
     post, path = "/authentication/validate-otp", tag = "authentication",
@@ -320,6 +324,8 @@ async fn validate_otp(
     }))
 }
 
+/// Log out
+///
 /// Ends this session, or with `all` every session of the account; the token stops working at
 /// once.
 #[utoipa::path(

@@ -114,6 +114,8 @@ fn page_request(query: ListQuery) -> Result<ClientPageRequest, ApiError> {
     })
 }
 
+/// List the portal's clients
+///
 /// Every client of the caller's portal that is not deleted, by id. With `?limit=N` one page,
 /// and a `Link: <...>; rel="next"` header while more follow.
 #[utoipa::path(
@@ -233,6 +235,8 @@ impl ClientPatch {
     }
 }
 
+/// Change a client's contact fields
+///
 /// Changes a client's contact fields; absent and null leave a field alone, and any field not
 /// listed is refused.
 #[utoipa::path(

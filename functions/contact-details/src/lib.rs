@@ -73,6 +73,8 @@ pub fn routes(state: ContactDetailsState) -> Router {
         .with_state(state)
 }
 
+/// List the portal's contact details
+///
 /// Every contact detail of the caller's portal, by priority then id.
 #[utoipa::path(
     get, path = "/contact-details", tag = "contact details",
@@ -88,7 +90,12 @@ async fn list_contact_details(
     Ok(JsonResponse::ok(details))
 }
 
+/// The contact details reachable now
+///
 /// The contact details that are active and inside their window now, by priority then id.
+///
+/// Windows are read in `PORTAL_TIME_ZONE`, as `[start, end)`; one whose start is after its end
+/// runs over midnight, and one with both ends null is all day.
 #[utoipa::path(
     get, path = "/contact-details/active", tag = "contact details",
     responses((status = 200, description = "The contact details with `isActive` whose window, in the portal's local time, holds the current time: `[start, end)`, across midnight when start > end, all day when both are null.", body = Vec<ContactDetail>)),
@@ -110,6 +117,9 @@ async fn active_contact_details(
     Ok(JsonResponse::ok(details))
 }
 
+/// One contact detail
+///
+/// A contact detail of the caller's portal; another portal's answers exactly like a missing one.
 #[utoipa::path(
     get, path = "/contact-details/{id}", tag = "contact details",
     params(("id" = i32, Path, minimum = 1, description = "The contact detail.")),
@@ -267,6 +277,11 @@ impl ContactDetailBody {
     }
 }
 
+/// Replace a contact detail
+///
+/// Replaces every field of a contact detail of the caller's portal: `name`, `priority` and
+/// `isActive` are required, null or empty clears the others, and the window's two ends are set
+/// or cleared together. Staff and admins alike.
 #[utoipa::path(
     put, path = "/contact-details/{id}", tag = "contact details",
     params(("id" = i32, Path, minimum = 1, description = "The contact detail to update.")),

@@ -32,35 +32,60 @@ pub enum VoiceEvent {
     CallAnalyzed(CallAnalyzed),
 }
 
-/// Each kind's fields with its `type` among them: the derived tagged-enum schema would add
-/// `type` beside a schema that forbids other properties, which nothing can satisfy.
+type Schema = utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
+
+/// One kind of event in the document: its `type`, its schema's name, and its fields' schema.
+struct Kind {
+    tag: &'static str,
+    name: &'static str,
+    fields: fn() -> Schema,
+}
+
+const KINDS: [Kind; 2] = [
+    Kind {
+        tag: "call.ended",
+        name: "CallEnded",
+        fields: <CallEnded as utoipa::PartialSchema>::schema,
+    },
+    Kind {
+        tag: "call.analyzed",
+        name: "CallAnalyzed",
+        fields: <CallAnalyzed as utoipa::PartialSchema>::schema,
+    },
+];
+
+/// One named schema per kind (`CallEnded`, `CallAnalyzed`), its `type` among its fields, and
+/// `type` as the discriminator: the derived tagged-enum schema would add `type` beside a schema
+/// that forbids other properties, which nothing can satisfy, and generated clients give named
+/// kinds classes of their own.
 impl utoipa::PartialSchema for VoiceEvent {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        let kind = |name: &str, schema: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>| {
-            let mut schema = serde_json::to_value(schema).expect("a schema is JSON");
-            schema["properties"]["type"] = serde_json::json!({"type": "string", "enum": [name]});
-            if let Some(required) = schema["required"].as_array_mut() {
-                required.insert(0, "type".into());
-            }
-            schema
-        };
-        let schema = serde_json::json!({"oneOf": [
-            kind("call.ended", CallEnded::schema()),
-            kind("call.analyzed", CallAnalyzed::schema()),
-        ]});
+    fn schema() -> Schema {
+        let path = |kind: &Kind| format!("#/components/schemas/{}", kind.name);
+        let schema = serde_json::json!({
+            "oneOf": KINDS.iter().map(|kind| serde_json::json!({"$ref": path(kind)})).collect::<Vec<_>>(),
+            "discriminator": {
+                "propertyName": "type",
+                "mapping": KINDS.iter().map(|kind| (kind.tag.to_owned(), path(kind).into())).collect::<Map<String, Value>>(),
+            },
+        });
         serde_json::from_value(schema).expect("a well-formed schema")
     }
 }
 
 impl utoipa::ToSchema for VoiceEvent {
-    fn schemas(
-        schemas: &mut Vec<(
-            String,
-            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
-        )>,
-    ) {
+    fn schemas(schemas: &mut Vec<(String, Schema)>) {
         <CallEnded as utoipa::ToSchema>::schemas(schemas);
         <CallAnalyzed as utoipa::ToSchema>::schemas(schemas);
+        for kind in KINDS {
+            let mut schema = serde_json::to_value((kind.fields)()).expect("a schema is JSON");
+            schema["properties"]["type"] =
+                serde_json::json!({"type": "string", "enum": [kind.tag]});
+            if let Some(required) = schema["required"].as_array_mut() {
+                required.insert(0, "type".into());
+            }
+            let schema = serde_json::from_value(schema).expect("a well-formed schema");
+            schemas.push((kind.name.to_owned(), schema));
+        }
     }
 }
 

@@ -123,6 +123,8 @@ fn authenticate(
     })
 }
 
+/// Receive a voice-platform event
+///
 /// Receives the voice platform's events: `call.ended` records the call with its transcript and
 /// requests (and completes a questionnaire entry), `call.analyzed` adds the summary fields and
 /// answers. No session: each delivery is signed with its portal's webhook secret. A

@@ -63,7 +63,26 @@ pub fn document() -> Value {
         "title": "Call-handling service",
         "version": "v1",
         "description": DESCRIPTION,
+        // The workspace's `license = "UNLICENSED"`: not offered for use outside its operator.
+        "license": {"name": "Proprietary", "identifier": "LicenseRef-Proprietary"},
+        "contact": {"name": "The call-handling service's maintainers"},
     });
+    // Only the deployed API: a published document does not point at localhost, where
+    // `local-api` and `sam local start-api` serve the same paths on port 3000.
+    doc["servers"] = json!([{
+        "url": "https://{apiId}.execute-api.{region}.amazonaws.com",
+        "description": "A deployed stack: its `ApiUrl` output. Locally, `local-api` and \
+            `sam local start-api` serve the same paths at `http://localhost:3000`.",
+        "variables": {
+            "apiId": {"default": "abcdef1234", "description": "The stack's HTTP API id."},
+            "region": {"default": "eu-north-1", "description": "The stack's region."},
+        },
+    }]);
+    doc["tags"] = Value::Array(
+        TAGS.iter()
+            .map(|(name, description)| json!({"name": name, "description": description}))
+            .collect(),
+    );
     doc["components"]["securitySchemes"] = json!({
         "bearer": {
             "type": "http",
@@ -75,10 +94,69 @@ pub fn document() -> Value {
     strict_records(&mut doc);
     record_examples(&mut doc);
     text_formats(&mut doc);
+    lone_one_of(&mut doc);
     for operation in operations(&mut doc) {
         common_rules(operation);
     }
     doc
+}
+
+/// The operation tags, in the order a reader meets them, each with what it covers.
+const TAGS: [(&str, &str); 9] = [
+    (
+        "authentication",
+        "Login by a one-time code sent by SMS, sessions and logout.",
+    ),
+    (
+        "phone calls",
+        "Calls with their transcripts, and the requests raised in them.",
+    ),
+    ("clients", "The portal's clients and their contact fields."),
+    (
+        "portals",
+        "The caller's portal, and the anonymous client import of external integrations.",
+    ),
+    (
+        "contact details",
+        "The portal's own contacts, with priorities and contact windows.",
+    ),
+    (
+        "questionnaires",
+        "Questionnaires, their questions, and starting them for clients by phone.",
+    ),
+    (
+        "organisations",
+        "Calls from unknown numbers: suggesting and linking their client.",
+    ),
+    (
+        "integrations",
+        "The voice platform's signed events: ended and analysed calls.",
+    ),
+    (
+        "access log",
+        "Who read or changed clients' personal data; admins only.",
+    ),
+];
+
+/// utoipa wraps a `$ref` with a description or default of its own in a `oneOf` of one, as
+/// OpenAPI 3.0 ignored a `$ref`'s siblings; 3.1 keeps them, so the `$ref` stands beside them.
+fn lone_one_of(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            if let Some(Value::Array(members)) = object.get("oneOf")
+                && let [Value::Object(only)] = members.as_slice()
+            {
+                let only = only.clone();
+                object.remove("oneOf");
+                for (key, member) in only {
+                    object.entry(key).or_insert(member);
+                }
+            }
+            object.values_mut().for_each(lone_one_of);
+        }
+        Value::Array(items) => items.iter_mut().for_each(lone_one_of),
+        _ => {}
+    }
 }
 
 /// Names the rule of every text field as its `format` (`plain-text`, or `prose` where line
@@ -162,10 +240,18 @@ fn record_examples(doc: &mut Value) {
         ),
         ("Account", first("accounts")),
     ];
-    for (name, example) in examples {
-        if !example.is_null() {
-            doc["components"]["schemas"][name]["examples"] = json!([example]);
+    for (name, mut example) in examples {
+        if example.is_null() {
+            continue;
         }
+        let schema = &mut doc["components"]["schemas"][name];
+        // The fixture format has fields the record does not show (a questionnaire's owner).
+        if let (Some(fields), Some(properties)) =
+            (example.as_object_mut(), schema["properties"].as_object())
+        {
+            fields.retain(|field, _| properties.contains_key(field));
+        }
+        schema["examples"] = json!([example]);
     }
 }
 
@@ -183,6 +269,9 @@ fn header(description: &str, schema: Value) -> Value {
 /// The answers every route may give besides its own: what the extractors, the session check
 /// and the store do the same way everywhere.
 fn common_rules(operation: &mut Map<String, Value>) {
+    // No session: the operation's description says what authorises it instead (a signature,
+    // the portal's secret in the body, or nothing for the login itself).
+    operation.entry("security").or_insert_with(|| json!([]));
     let secured = operation
         .get("security")
         .and_then(Value::as_array)
@@ -301,6 +390,27 @@ mod tests {
                 known.contains(&pattern),
                 "{pattern} is not in shared::openapi"
             );
+        }
+    }
+
+    #[test]
+    fn only_the_login_the_import_and_the_voice_events_are_without_a_session() {
+        let mut doc = document();
+        let public: Vec<String> = operations(&mut doc)
+            .filter(|operation| operation["security"] == json!([]))
+            .map(|operation| operation["operationId"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            public,
+            [
+                "request_otp",
+                "validate_otp",
+                "voice_event",
+                "import_clients"
+            ]
+        );
+        for operation in operations(&mut doc) {
+            assert!(operation["security"].is_array(), "{operation:?}");
         }
     }
 

@@ -326,6 +326,8 @@ fn check_call_text(call: &PhoneCall) -> Result<(), ApiError> {
     validator.finish()
 }
 
+/// Suggest the client behind an unknown call
+///
 /// Suggests the client behind an unknown call among the clients of the caller's organisation.
 #[utoipa::path(
     post, path = "/organisations/suggest-unknown-client", tag = "organisations",
@@ -409,6 +411,8 @@ struct FixBody {
     primary_number: Option<String>,
 }
 
+/// Link an unknown call to a client
+///
 /// Links an unknown (or wrongly linked) call of the caller's portal to a client of the caller's
 /// organisation.
 #[utoipa::path(

@@ -60,6 +60,8 @@ pub fn routes(state: PhoneCallsState) -> Router {
     shared::audit::logged(routes, audit).with_state(state)
 }
 
+/// A call with its connected calls
+///
 /// The call first, then the calls connected to it, each with its transcript. A call of another
 /// portal answers exactly like a missing one; connected calls of another portal are left out.
 #[utoipa::path(
@@ -104,6 +106,8 @@ async fn get_call(
     Ok(JsonResponse::ok(visible).negotiated(flavour))
 }
 
+/// The requests raised in a call
+///
 /// The client requests raised in a call of the caller's portal, by id.
 #[utoipa::path(
     get, path = "/phone-calls/{id}/requests", tag = "phone calls",

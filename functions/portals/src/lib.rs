@@ -90,6 +90,8 @@ pub fn routes(state: PortalsState) -> Router {
         .with_state(state)
 }
 
+/// The caller's portal
+///
 /// The caller's own portal. Any other id is 403 without a read, whether or not such a portal
 /// exists, so the answer never tells which portal ids are taken.
 #[utoipa::path(
@@ -164,6 +166,8 @@ pub struct ImportResult {
     pub invalid: Vec<InvalidNationalId>,
 }
 
+/// Import clients (anonymous, authorised by the portal's secret)
+///
 /// Creates a client per national id the portal does not have yet. The secret is checked before
 /// anything else is looked at, failures count against the portal, and every refusal (wrong
 /// secret, another portal's secret, unknown portal) is the same 401.

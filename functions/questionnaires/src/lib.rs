@@ -85,6 +85,8 @@ pub fn routes(state: QuestionnairesState) -> Router {
         .with_state(state)
 }
 
+/// List the questionnaires
+///
 /// Every questionnaire available to the caller, by id: the shared templates and those of the
 /// caller's organisation.
 #[utoipa::path(
@@ -104,6 +106,8 @@ async fn list_questionnaires(
     Ok(JsonResponse::ok(list))
 }
 
+/// A questionnaire with its questions, entries and answers
+///
 /// The questionnaire with its questions by position, and only the caller's portal's client
 /// entries (by id) and their answers (by entry, then question).
 #[utoipa::path(
@@ -219,6 +223,8 @@ impl QuestionBody {
     }
 }
 
+/// Add a question to a questionnaire
+///
 /// Inserts a question at `position` (1-based, at most one past the last); the questions at
 /// and after it move down by one, atomically. 201 with the question. Only an admin of the
 /// organisation that owns the questionnaire may; templates are read-only.
@@ -285,7 +291,7 @@ async fn add_question(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({
-    "clientId": 1, "questionnaireId": 11, "startDate": "2026-11-23T09:00:00Z",
+    "clientId": 1, "startDate": "2026-11-23T09:00:00Z",
     "interval": 2, "retries": 3, "intervalBackOffMultiplier": 1.5
 }))]
 struct StartBody {
@@ -415,6 +421,8 @@ pub struct StartResult {
     pub already_scheduled: Vec<QuestionnaireClientEntry>,
 }
 
+/// Start a questionnaire for clients
+///
 /// Opens one entry per client (first try at `startDate`) unless the client already has an
 /// open entry for this questionnaire; all in one transaction, or nothing.
 #[utoipa::path(
