@@ -282,6 +282,9 @@ pub fn check_shape(name: &str, body: &Value) {
         "integrations-voice-call-ended" | "integrations-voice-call-analyzed" => {
             assert!(body["phoneCallId"].is_i64(), "{name}: {body}")
         }
+        "integrations-voice-call-failed" => {
+            assert_eq!(*body, serde_json::json!({"phoneCallId": null}), "{name}")
+        }
         _ => {}
     }
 }

@@ -41,6 +41,7 @@ const CREATE_LOGGED: &str = "1 transaction per 100 records + 1 id range + access
 const CALL_LOGGED: &str =
     "1 transaction per 100 records + 3 id ranges (call, lines, requests) + access record";
 const TRANSACTION_LOGGED: &str = "1 transaction per 100 records + access record";
+const OUTCOME_LOGGED: &str = "delivery read + entry read + 1 transaction + access record";
 const EXTRACT: &str = "client check + read + access record";
 const REVIEW: &str =
     "read of the period's record ids + read of the drawn records + review + access record";
@@ -102,6 +103,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     write("organisations-fix-unknown-client", "organisations", 200, (2, WRITE_LOGGED)),
     write("integrations-voice-call-ended", "integrations", 200, (5, CALL_LOGGED)),
     write("integrations-voice-call-analyzed", "integrations", 200, (2, TRANSACTION_LOGGED)),
+    write("integrations-voice-call-failed", "integrations", 200, (4, OUTCOME_LOGGED)),
     read("access-log-client-extract", "access-log", (3, EXTRACT)),
     read("access-log-list", "access-log", (2, READ_LOGGED)),
     write("access-log-record-review", "access-log", 201, (4, REVIEW)),

@@ -1,5 +1,6 @@
 //! Questionnaire scheduler scenarios, each on both stores (DynamoDB and SQS on moto): what a
-//! pass sends, back-off, retries, recorded calls, calling hours, concurrent and killed passes.
+//! pass sends, back-off, retries, recorded calls, calling hours, concurrent and killed passes,
+//! and what the dialler's `call.failed` reports do to the next try.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -418,7 +419,150 @@ async fn the_pass_time_must_be_a_timestamp(backend: Backend) {
     answer.problem(StatusCode::BAD_REQUEST);
 }
 
+/// The dialler's report that attempt `attempt` of entry `id` reached nobody.
+fn failed(event_id: &str, id: &Value, attempt: i32, outcome: &str, placed: DateTime<Utc>) -> Value {
+    json!({
+        "type": "call.failed", "eventId": event_id, "questionnaireClientId": id,
+        "attempt": attempt, "toNumber": "+46731110001", "startDate": placed, "outcome": outcome,
+        "detail": "SIP 486",
+    })
+}
+
+async fn a_busy_line_is_called_again_in_half_an_hour_and_a_redelivery_changes_nothing(
+    backend: Backend,
+) {
+    let app = spawn_quiet(backend).await;
+    let token = app.login(KARIN).await;
+    let t0 = start_time();
+    let created = start_for_gunnel(&app, &token, t0, 3).await;
+    let id = &created["id"];
+    assert_eq!(app.run_scheduler(t0).await["sent"], 1);
+
+    let busy = failed("fail-1", id, 1, "busy", t0 + TimeDelta::minutes(1));
+    let answer = app.deliver(1, &busy).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    assert_eq!(answer.json(), json!({"phoneCallId": null}));
+    let sooner = t0 + TimeDelta::minutes(31);
+    assert_eq!(entry(&app, &token, id).await["nextTryAt"], json!(sooner));
+    assert_eq!(
+        app.run_scheduler(sooner - TimeDelta::seconds(1)).await["due"],
+        0
+    );
+    assert_eq!(app.run_scheduler(sooner).await["sent"], 1, "attempt 2");
+    let after_second = entry(&app, &token, id).await["nextTryAt"].clone();
+    assert_eq!(after_second, json!(sooner + TimeDelta::days(3)));
+
+    let again = app.deliver(1, &busy).await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(
+        again.json(),
+        answer.json(),
+        "a redelivery answers as the first"
+    );
+    assert_eq!(entry(&app, &token, id).await["nextTryAt"], after_second);
+    let n = id.as_i64().unwrap();
+    assert_eq!(dedup_ids(&app).await, [format!("{n}-1"), format!("{n}-2")]);
+}
+
+async fn no_answer_and_voicemail_keep_the_back_off(backend: Backend) {
+    let app = spawn_quiet(backend).await;
+    let token = app.login(KARIN).await;
+    let t0 = start_time();
+    let created = start_for_gunnel(&app, &token, t0, 3).await;
+    let id = &created["id"];
+    assert_eq!(app.run_scheduler(t0).await["sent"], 1);
+    for (n, outcome) in ["no_answer", "voicemail", "failed"].into_iter().enumerate() {
+        let report = failed(&format!("quiet-{n}"), id, 1, outcome, t0);
+        assert_eq!(app.deliver(1, &report).await.status, StatusCode::OK);
+    }
+    assert_eq!(
+        entry(&app, &token, id).await["nextTryAt"],
+        json!(t0 + TimeDelta::days(2))
+    );
+    assert_eq!(app.run_scheduler(t0 + TimeDelta::hours(1)).await["due"], 0);
+    assert_eq!(app.run_scheduler(t0 + TimeDelta::days(2)).await["sent"], 1);
+}
+
+async fn an_invalid_number_or_a_refusal_ends_the_entry_and_a_late_report_changes_nothing(
+    backend: Backend,
+) {
+    let app = spawn_quiet(backend).await;
+    let token = app.login(KARIN).await;
+    let t0 = start_time();
+    for (n, outcome) in ["invalid_number", "rejected"].into_iter().enumerate() {
+        let start = t0 + TimeDelta::days(10 * i64::try_from(n).unwrap());
+        let created = start_for_gunnel(&app, &token, start, 3).await;
+        let id = &created["id"];
+        assert_eq!(app.run_scheduler(start).await["sent"], 1);
+        let report = failed(&format!("end-{n}"), id, 1, outcome, start);
+        assert_eq!(app.deliver(1, &report).await.status, StatusCode::OK);
+        assert_eq!(
+            entry(&app, &token, id).await["nextTryAt"],
+            Value::Null,
+            "{outcome}"
+        );
+        assert_eq!(
+            app.run_scheduler(start + TimeDelta::days(5)).await["due"],
+            0
+        );
+    }
+
+    // An earlier attempt's outcome arriving after the next attempt was placed.
+    let start = t0 + TimeDelta::days(30);
+    let created = start_for_gunnel(&app, &token, start, 3).await;
+    let id = &created["id"];
+    assert_eq!(app.run_scheduler(start).await["sent"], 1);
+    assert_eq!(
+        app.run_scheduler(start + TimeDelta::days(2)).await["sent"],
+        1
+    );
+    let late = failed("late-1", id, 1, "invalid_number", start);
+    assert_eq!(app.deliver(1, &late).await.status, StatusCode::OK);
+    assert_eq!(
+        entry(&app, &token, id).await["nextTryAt"],
+        json!(start + TimeDelta::days(5)),
+        "attempt 2 stands"
+    );
+}
+
+async fn a_report_for_another_portals_entry_is_acknowledged_and_changes_nothing(backend: Backend) {
+    let app = spawn_quiet(backend).await;
+    let token = app.login(KARIN).await;
+    let t0 = start_time();
+    let created = start_for_gunnel(&app, &token, t0, 3).await;
+    let id = &created["id"];
+    assert_eq!(app.run_scheduler(t0).await["sent"], 1);
+    let forged = failed("other-1", id, 1, "invalid_number", t0);
+    let answer = app.deliver(2, &forged).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.json(), json!({"phoneCallId": null}));
+    assert_eq!(
+        entry(&app, &token, id).await["nextTryAt"],
+        json!(t0 + TimeDelta::days(2))
+    );
+
+    let unknown = app.deliver(1, &failed("bad-1", id, 1, "hung_up", t0)).await;
+    let problem = unknown.problem(StatusCode::BAD_REQUEST);
+    assert!(
+        problem["errors"]["$"][0]
+            .as_str()
+            .unwrap()
+            .contains("`hung_up`"),
+        "{problem}"
+    );
+    let mut bad = failed("bad-2", id, 0, "busy", t0);
+    bad["toNumber"] = json!("not a number");
+    let problem = app.deliver(1, &bad).await.problem(StatusCode::BAD_REQUEST);
+    let mut fields: Vec<&String> = problem["errors"].as_object().unwrap().keys().collect();
+    fields.sort();
+    assert_eq!(fields, ["attempt", "toNumber"], "{problem}");
+}
+
 on_both_stores!(
+    a_busy_line_is_called_again_in_half_an_hour_and_a_redelivery_changes_nothing,
+    no_answer_and_voicemail_keep_the_back_off,
+    an_invalid_number_or_a_refusal_ends_the_entry_and_a_late_report_changes_nothing,
+    a_report_for_another_portals_entry_is_acknowledged_and_changes_nothing,
     an_entry_is_found_by_its_id_alone_open_or_closed,
     a_due_entry_is_sent_once_with_what_the_dialler_needs,
     retries_back_off_by_the_multiplier_and_wait_for_calling_hours,

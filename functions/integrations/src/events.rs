@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use chrono::{DateTime, Utc};
+use shared::domain::CallOutcome;
 use shared::error::ApiError;
 use shared::phone::{self, DefaultRegion};
 use shared::records::TranscriptCategory;
@@ -18,6 +19,8 @@ const MAX_ID: usize = validate::MAX_SHORT_TEXT;
 /// An analysis waiting for its call is one item: 98 answers of this size keep it well under
 /// DynamoDB's 400 KB.
 const MAX_ANSWER_TEXT: usize = 2_000;
+/// A failure's `detail` is a line or two from the platform.
+const MAX_DETAIL: usize = 2_000;
 /// One answer per question, and a questionnaire has at most this many questions.
 pub const MAX_ANSWERS: usize = shared::domain::MAX_QUESTIONS;
 /// A call may last at most this long; anything longer is a broken timestamp.
@@ -30,6 +33,8 @@ pub enum VoiceEvent {
     CallEnded(CallEnded),
     #[serde(rename = "call.analyzed")]
     CallAnalyzed(CallAnalyzed),
+    #[serde(rename = "call.failed")]
+    CallFailed(CallFailed),
 }
 
 type Schema = utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
@@ -41,7 +46,7 @@ struct Kind {
     fields: fn() -> Schema,
 }
 
-const KINDS: [Kind; 2] = [
+const KINDS: [Kind; 3] = [
     Kind {
         tag: "call.ended",
         name: "CallEnded",
@@ -52,9 +57,14 @@ const KINDS: [Kind; 2] = [
         name: "CallAnalyzed",
         fields: <CallAnalyzed as utoipa::PartialSchema>::schema,
     },
+    Kind {
+        tag: "call.failed",
+        name: "CallFailed",
+        fields: <CallFailed as utoipa::PartialSchema>::schema,
+    },
 ];
 
-/// One named schema per kind (`CallEnded`, `CallAnalyzed`), its `type` among its fields, and
+/// One named schema per kind (`CallEnded`, `CallAnalyzed`, `CallFailed`), its `type` among its fields, and
 /// `type` as the discriminator: the derived tagged-enum schema would add `type` beside a schema
 /// that forbids other properties, which nothing can satisfy, and generated clients give named
 /// kinds classes of their own.
@@ -76,6 +86,7 @@ impl utoipa::ToSchema for VoiceEvent {
     fn schemas(schemas: &mut Vec<(String, Schema)>) {
         <CallEnded as utoipa::ToSchema>::schemas(schemas);
         <CallAnalyzed as utoipa::ToSchema>::schemas(schemas);
+        <CallFailed as utoipa::ToSchema>::schemas(schemas);
         for kind in KINDS {
             let mut schema = serde_json::to_value((kind.fields)()).expect("a schema is JSON");
             schema["properties"]["type"] =
@@ -235,6 +246,84 @@ fn optional_prose(value: &Option<String>, max: usize) -> Result<Option<String>, 
 
 fn optional_text(value: &Option<String>) -> Result<Option<String>, String> {
     optional_prose(value, MAX_TEXT)
+}
+
+/// The dialler's report that an attempt reached nobody: no answer, a busy line, a voicemail,
+/// a number that does not exist, a refusal, or a failure of its own.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({
+    "type": "call.failed", "eventId": "evt-7f40", "questionnaireClientId": 41, "attempt": 1,
+    "toNumber": "+46731110001", "startDate": "2026-11-23T09:05:00Z", "outcome": "busy"
+}))]
+pub struct CallFailed {
+    /// The platform's id of this delivery; a redelivery carries the same one.
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    )]
+    pub event_id: String,
+    /// The conversation, when the platform opened one before the attempt failed.
+    #[serde(default)]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    )]
+    pub conversation_uuid: Option<String>,
+    /// The questionnaire entry the attempt was for (the dialler message's
+    /// `questionnaireClientId`).
+    #[serde(default)]
+    #[schema(minimum = 1)]
+    pub questionnaire_client_id: Option<i32>,
+    /// Which attempt of the entry (the dialler message's `attempt`); absent: its latest.
+    #[serde(default)]
+    #[schema(minimum = 1)]
+    pub attempt: Option<i32>,
+    #[schema(format = "phone", max_length = 40)]
+    pub to_number: String,
+    /// When the attempt was placed.
+    pub start_date: DateTime<Utc>,
+    pub outcome: CallOutcome,
+    /// The platform's own words for it, kept with the outcome.
+    #[serde(default)]
+    #[schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    )]
+    pub detail: Option<String>,
+}
+
+impl CallFailed {
+    /// The report with its number in E.164, its ids trimmed, and every field checked.
+    pub fn validated(mut self, region: DefaultRegion) -> Result<Self, ApiError> {
+        let mut v = Validator::new();
+        if let Some(id) = v.check("eventId", identifier(&self.event_id)) {
+            self.event_id = id;
+        }
+        if let Some(uuid) = &self.conversation_uuid {
+            self.conversation_uuid = v.check("conversationUuid", identifier(uuid));
+        }
+        for (field, value) in [
+            ("questionnaireClientId", self.questionnaire_client_id),
+            ("attempt", self.attempt),
+        ] {
+            v.check(
+                field,
+                match value {
+                    Some(id) if id < 1 => Err("must be at least 1".to_string()),
+                    _ => Ok(()),
+                },
+            );
+        }
+        if let Some(number) = v.check("toNumber", phone::normalise(&self.to_number, region)) {
+            self.to_number = number;
+        }
+        if let Some(detail) = v.check("detail", optional_prose(&self.detail, MAX_DETAIL)) {
+            self.detail = detail;
+        }
+        v.finish()?;
+        Ok(self)
+    }
 }
 
 impl CallEnded {

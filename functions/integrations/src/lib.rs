@@ -1,5 +1,6 @@
 //! The voice platform's intake: signed `call.ended` and `call.analyzed` deliveries become
-//! phone calls, transcripts, client requests, client statistics and questionnaire answers.
+//! phone calls, transcripts, client requests, client statistics and questionnaire answers;
+//! `call.failed` reports become attempt outcomes that set a questionnaire entry's next try.
 //! Deliveries are idempotent by `eventId` and may arrive in any order.
 
 pub mod events;
@@ -12,9 +13,10 @@ use axum::routing::post;
 use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 
-use events::{CallAnalyzed, CallEnded, VoiceEvent};
+use events::{CallAnalyzed, CallEnded, CallFailed, VoiceEvent};
 use shared::audit::{AccessNote, AuditLog};
 use shared::clock::Clock;
+use shared::domain::{AttemptOutcome, Effect, effect_of};
 use shared::error::{ApiError, Problem};
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 use shared::ids::{EntryId, PortalId, QuestionnaireId};
@@ -25,7 +27,7 @@ use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
     Conversation, DeliveryState, DueEntry, EntryCompletion, HeldAnalysis, IngestStore, NewCall,
-    NewRequest, RecordedAnalysis,
+    NewRequest, OutcomeReport, RecordedAnalysis,
 };
 use shared::webhook::{self, SignatureError};
 
@@ -127,8 +129,10 @@ fn authenticate(
 ///
 /// Receives the voice platform's events: `call.ended` records the call with its transcript and
 /// requests (and completes a questionnaire entry), `call.analyzed` adds the summary fields and
-/// answers. No session: each delivery is signed with its portal's webhook secret. A
-/// redelivery answers as the first delivery did and writes nothing.
+/// answers, `call.failed` reports an attempt that reached nobody and sets the entry's next try
+/// by its outcome (busy: 30 minutes; no answer, voicemail, failed: the back-off; invalid
+/// number and refusal: no more tries). No session: each delivery is signed with its portal's
+/// webhook secret. A redelivery answers as the first delivery did and writes nothing.
 #[utoipa::path(
     post, path = "/integrations/voice/events", tag = "integrations",
     params(
@@ -137,7 +141,7 @@ fn authenticate(
     ),
     request_body = VoiceEvent,
     responses(
-        (status = 200, description = "The call the delivery concerns.", body = Ingested),
+        (status = 200, description = "The call the delivery concerns (`null` for `call.failed`, which concerns none).", body = Ingested),
         (status = 202, description = "An analysis whose call has not ended yet: held, merged when it does (`phoneCallId` null).", body = Ingested),
         (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
         (status = 409, description = "This `eventId` was delivered before for another conversation.", body = Problem),
@@ -159,8 +163,24 @@ async fn voice_event(
             let event = event.validated()?;
             call_analyzed(&state, portal_id, &event).await?
         }
+        VoiceEvent::CallFailed(event) => {
+            let event = event.validated(state.region)?;
+            call_failed(&state, portal_id, &event).await?
+        }
     };
     match delivered {
+        Delivered::Outcome(client_id) => {
+            if let Some(client_id) = client_id {
+                access.record(
+                    PortalId(portal_id),
+                    Accessor::VoicePlatform,
+                    Action::IngestCall,
+                    [client_id],
+                    [],
+                );
+            }
+            Ok(Ingested::answer(None).with_status(StatusCode::OK))
+        }
         Delivered::Wrote(conversation) => {
             access.record(
                 PortalId(portal_id),
@@ -181,6 +201,9 @@ async fn voice_event(
 enum Delivered {
     Wrote(Conversation),
     Unchanged(Option<i32>),
+    /// A `call.failed` report: kept with the entry of this client (`None`: it named no entry
+    /// of the portal, or was delivered before). Always 200, as no call is involved.
+    Outcome(Option<i32>),
 }
 
 /// A delivery whose `eventId` was processed before: the same answer again, unless the id is
@@ -389,6 +412,85 @@ fn warn_unplaced_answers(answers: &[shared::store::GivenAnswer]) {
     }
 }
 
+/// Keeps a failed attempt's outcome with the portal's entry it names and applies it: a busy
+/// line is tried again sooner, an invalid number or a refusal ends the entry. A report naming
+/// no entry of the portal is acknowledged and logged, and changes nothing.
+async fn call_failed(
+    state: &IntegrationsState,
+    portal_id: i32,
+    event: &CallFailed,
+) -> Result<Delivered, ApiError> {
+    let store = &state.store;
+    let receipt = event.conversation_uuid.clone().unwrap_or_default();
+    let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the entry");
+    loop {
+        rounds.start().await?;
+        let (delivery, found) = futures::future::try_join(
+            store.delivery_state(PortalId(portal_id), &event.event_id, &receipt, None),
+            async {
+                match event.questionnaire_client_id {
+                    Some(id) => store.entry_by_id(EntryId(id)).await,
+                    None => Ok(None),
+                }
+            },
+        )
+        .await?;
+        if let Some(seen) = &delivery.receipt {
+            return repeated(seen, &receipt, &delivery).map(|_| Delivered::Outcome(None));
+        }
+        let entry = found.filter(|due| due.portal_id == portal_id);
+        if entry.is_none() {
+            tracing::warn!(
+                portal_id,
+                entry_id = event.questionnaire_client_id,
+                "call.failed names no questionnaire entry of this portal"
+            );
+        }
+        // The attempt being reported is still being handed over by its scheduler pass: its
+        // confirmation would overwrite a changed next try, so wait for it.
+        if entry
+            .as_ref()
+            .and_then(|due| due.pending)
+            .is_some_and(|pending| event.attempt.is_none_or(|a| a == pending.attempt))
+        {
+            continue;
+        }
+        let outcome = AttemptOutcome {
+            attempt: event
+                .attempt
+                .or(entry.as_ref().map(|due| due.schedule.attempts))
+                .unwrap_or(1),
+            outcome: event.outcome,
+            at: event.start_date,
+            detail: event.detail.clone(),
+        };
+        let effect = match &entry {
+            Some(due) if due.is_open() => effect_of(&outcome, &due.schedule, due.entry.next_try_at),
+            _ => Effect::Record,
+        };
+        let client_id = entry.as_ref().map(|due| due.entry.client_id);
+        let report = OutcomeReport {
+            portal_id,
+            event_id: event.event_id.clone(),
+            conversation_uuid: receipt.clone(),
+            entry,
+            outcome,
+            effect,
+        };
+        if let Round::Done(()) = store.record_outcome(&report).await.or_lost()? {
+            tracing::info!(
+                portal_id,
+                entry_id = report.entry.as_ref().map(|due| due.entry.id),
+                attempt = report.outcome.attempt,
+                outcome = ?report.outcome.outcome,
+                effect = ?report.effect,
+                "call outcome recorded"
+            );
+            return Ok(Delivered::Outcome(client_id));
+        }
+    }
+}
+
 async fn call_analyzed(
     state: &IntegrationsState,
     portal_id: i32,
@@ -454,6 +556,7 @@ async fn call_analyzed(
             let phone_call_id = match delivered {
                 Delivered::Wrote(conversation) => Some(conversation.phone_call_id),
                 Delivered::Unchanged(call) => call,
+                Delivered::Outcome(_) => None,
             };
             tracing::info!(
                 portal_id,

@@ -1,14 +1,16 @@
-//! Domain rules both stores and the handlers share: call statistics, retry schedules, question
-//! positions and the order of a call thread.
+//! Domain rules both stores and the handlers share: call statistics, retry schedules and call
+//! outcomes, question positions and the order of a call thread.
 
 mod budget;
 mod call_stats;
+mod outcome;
 mod questions;
 mod schedule;
 mod thread;
 
 pub use budget::{SourcedBudget, SourcedEvent};
 pub use call_stats::{CallStats, CountedCall, RECENT_CALL_WINDOW};
+pub use outcome::{AttemptOutcome, BUSY_RETRY, CallOutcome, Effect, EntryEnd, effect_of};
 pub use questions::{MAX_QUESTIONS, question_refusal};
 pub use schedule::{Schedule, entry_is_open};
 pub use thread::order_thread;

@@ -24,7 +24,7 @@ pub use clients::{ClientChanges, ClientField, ClientPage, ClientPageRequest, Cli
 pub use contact_details::{ContactDetailChanges, ContactDetailStore};
 pub use ingest::{
     Analysis, Conversation, DeliveryState, EntryCompletion, EntryRef, GivenAnswer, HeldAnalysis,
-    IngestStore, NewCall, NewRequest, NumberedCall, RecordedAnalysis,
+    IngestStore, NewCall, NewRequest, NumberedCall, OutcomeReport, RecordedAnalysis,
 };
 pub use organisations::{FixLookup, FixTarget, OrganisationStore};
 pub use phone_calls::PhoneCallReader;

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::types::{Delete, Put, TransactWriteItem};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::CountedCall;
+use crate::domain::{AttemptOutcome, CountedCall, Effect};
 use crate::fixture::counters;
 use crate::records::{Client, Question, QuestionnaireClientEntry};
 use crate::store::clients::dynamo::CALL_STATS;
@@ -18,12 +18,12 @@ use crate::store::dynamo::operations::{txn_delete, txn_put};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::questionnaires::dynamo::{
-    due_entry_from_item, entry_as_read, entry_item, open_entry_key,
+    OUTCOMES, due_entry_from_item, entry_as_read, entry_item, open_entry_key, with_history,
 };
 use crate::store::seed::dynamo::{answer_item, call_items, request_item};
 use crate::store::{
-    DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, RecordedAnalysis, StoreError,
-    StoreResult,
+    DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, OutcomeReport, RecordedAnalysis,
+    StoreError, StoreResult,
 };
 
 /// The receipt of a processed delivery: which conversation it was for.
@@ -83,7 +83,11 @@ impl DynamoStore {
             next_try_at: None,
             ..due.entry.clone()
         };
-        let item = entry_item(&completed, due.portal_id.get(), &due.schedule)?;
+        let item = with_history(
+            entry_item(&completed, due.portal_id.get(), &due.schedule)?,
+            &due.outcomes,
+            due.ended,
+        )?;
         if due.is_open() {
             let mut expression = Expression::default();
             let condition = entry_as_read(due, &mut expression)?;
@@ -401,5 +405,87 @@ impl IngestStore for DynamoStore {
             ));
         }
         self.transact(writes).await
+    }
+
+    async fn record_outcome(&self, report: &OutcomeReport) -> StoreResult<()> {
+        let mut writes = vec![self.receipt_put(
+            report.portal_id,
+            &report.event_id,
+            &report.conversation_uuid,
+        )?];
+        if let Some(due) = &report.entry {
+            writes.extend(self.outcome_writes(due, &report.outcome, report.effect)?);
+        }
+        self.transact(writes).await
+    }
+}
+
+impl DynamoStore {
+    /// An outcome appended to its entry's list, and its effect: an open entry's next try
+    /// moved, or the entry moved to its closed key with how it ended. Conditional on the open
+    /// entry being as read; an outcome of a closed entry is only kept.
+    fn outcome_writes(
+        &self,
+        due: &DueEntry,
+        outcome: &AttemptOutcome,
+        effect: Effect,
+    ) -> StoreResult<Vec<TransactWriteItem>> {
+        let pk = keys::questionnaire_portal(due.entry.questionnaire_id, due.portal_id.get());
+        let mut expression = Expression::default();
+        if !due.is_open() {
+            expression
+                .name("#id", "id")
+                .value(":id", n(due.entry.id))
+                .name("#outcomes", OUTCOMES)
+                .value(":new", encode(&[outcome])?)
+                .value(":empty", encode(&Vec::<AttemptOutcome>::new())?);
+            return Ok(vec![self.data_update(
+                key(pk, Some(&keys::closed_entry(due.entry.id))),
+                "SET #outcomes = list_append(if_not_exists(#outcomes, :empty), :new)",
+                "#id = :id",
+                expression,
+            )?]);
+        }
+        let condition = entry_as_read(due, &mut expression)?;
+        let end = match effect {
+            Effect::End(end) => end,
+            Effect::Record | Effect::RetryAt(_) => {
+                expression
+                    .name("#outcomes", OUTCOMES)
+                    .value(":new", encode(&[outcome])?)
+                    .value(":empty", encode(&Vec::<AttemptOutcome>::new())?);
+                let mut update = String::from(
+                    "SET #outcomes = list_append(if_not_exists(#outcomes, :empty), :new)",
+                );
+                if let Effect::RetryAt(next) = effect {
+                    expression
+                        .name("#next", "nextTryAt")
+                        .value(":next", encode(&next)?)
+                        .value(":due", s(keys::due_at(next, due.entry.id)));
+                    update.push_str(", #next = :next, gsi1sk = :due");
+                }
+                return Ok(vec![self.data_update(
+                    open_entry_key(due),
+                    &update,
+                    condition,
+                    expression,
+                )?]);
+            }
+        };
+        let closed = QuestionnaireClientEntry {
+            next_try_at: None,
+            ..due.entry.clone()
+        };
+        let mut outcomes = due.outcomes.clone();
+        outcomes.push(outcome.clone());
+        let item = with_history(
+            entry_item(&closed, due.portal_id.get(), &due.schedule)?,
+            &outcomes,
+            Some(end),
+        )?;
+        Ok(vec![
+            self.data_delete(open_entry_key(due), condition, expression)?,
+            self.data_put(item, None)?,
+        ])
     }
 }

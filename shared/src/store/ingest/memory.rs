@@ -4,12 +4,13 @@ use crate::ids::CallId;
 use crate::ids::{EntryId, PortalId, QuestionnaireId};
 use async_trait::async_trait;
 
+use crate::domain::Effect;
 use crate::fixture::counters;
 use crate::records::{Client, Question};
 use crate::store::memory::{MemoryStore, StoredEntry};
 use crate::store::{
-    DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, RecordedAnalysis, StoreError,
-    StoreResult,
+    DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, OutcomeReport, RecordedAnalysis,
+    StoreError, StoreResult,
 };
 
 #[async_trait]
@@ -175,6 +176,34 @@ impl IngestStore for MemoryStore {
         state
             .receipts
             .insert(receipt_key, recorded.conversation_uuid.clone());
+        Ok(())
+    }
+
+    async fn record_outcome(&self, report: &OutcomeReport) -> StoreResult<()> {
+        let mut state = self.lock();
+        let receipt_key = (report.portal_id, report.event_id.clone());
+        if state.receipts.contains_key(&receipt_key) {
+            return Err(StoreError::ConditionFailed);
+        }
+        if let Some(due) = &report.entry {
+            let stored = state
+                .entries
+                .get_mut(&due.entry.id)
+                .filter(|stored| stored.due_entry() == *due)
+                .ok_or(StoreError::ConditionFailed)?;
+            stored.outcomes.push(report.outcome.clone());
+            match report.effect {
+                Effect::Record => {}
+                Effect::RetryAt(next) => stored.entry.next_try_at = Some(next),
+                Effect::End(end) => {
+                    stored.close();
+                    stored.ended = Some(end);
+                }
+            }
+        }
+        state
+            .receipts
+            .insert(receipt_key, report.conversation_uuid.clone());
         Ok(())
     }
 }

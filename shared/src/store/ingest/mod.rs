@@ -4,6 +4,7 @@
 
 use async_trait::async_trait;
 
+use crate::domain::{AttemptOutcome, Effect};
 use crate::records::Client;
 
 use crate::ids::{CallId, EntryId, PortalId, QuestionnaireId};
@@ -249,6 +250,20 @@ pub struct RecordedAnalysis {
     pub answers: Vec<Answer>,
 }
 
+/// A dialler's report that an attempt reached nobody (`call.failed`), with what it does to the
+/// entry it names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutcomeReport {
+    pub portal_id: i32,
+    pub event_id: String,
+    /// What the receipt records as the delivery's conversation (empty without one).
+    pub conversation_uuid: String,
+    /// The portal's entry the attempt was for, as read; `None` when the report names none.
+    pub entry: Option<DueEntry>,
+    pub outcome: AttemptOutcome,
+    pub effect: Effect,
+}
+
 /// Call ingestion's reads and writes, always within the portal that signed the delivery.
 #[async_trait]
 pub trait IngestStore: Send + Sync + 'static {
@@ -286,4 +301,8 @@ pub trait IngestStore: Send + Sync + 'static {
     /// Writes an analysis onto its recorded call, its answers to the call's entry, and the
     /// delivery's receipt; `ConditionFailed` when the event was received meanwhile.
     async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<()>;
+    /// Keeps an attempt's outcome with its entry and applies its effect (a sooner next try, or
+    /// the end of the entry), with the delivery's receipt; `ConditionFailed` when the entry
+    /// changed since it was read or the event was received meanwhile.
+    async fn record_outcome(&self, report: &OutcomeReport) -> StoreResult<()>;
 }

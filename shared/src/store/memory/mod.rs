@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Debug;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::domain::{CallStats, Schedule, entry_is_open};
+use crate::domain::{AttemptOutcome, CallStats, EntryEnd, Schedule, entry_is_open};
 use crate::records::{
     Account, Answer, Client, ClientRequest, ContactDetail, PhoneCall, Portal,
     QuestionnaireClientEntry, QuestionnaireDetail, Timestamp, TranscriptLine,
@@ -25,6 +25,8 @@ pub(crate) struct StoredEntry {
     pub(crate) portal_id: i32,
     pub(crate) schedule: Schedule,
     pub(crate) pending: Option<PendingAttempt>,
+    pub(crate) outcomes: Vec<AttemptOutcome>,
+    pub(crate) ended: Option<EntryEnd>,
 }
 
 #[derive(Default)]
@@ -194,6 +196,8 @@ impl StoredEntry {
             portal_id: PortalId(self.portal_id),
             schedule: self.schedule,
             pending: self.pending,
+            outcomes: self.outcomes.clone(),
+            ended: self.ended,
         }
     }
 

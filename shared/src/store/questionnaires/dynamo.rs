@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, Update};
 
-use crate::domain::{Schedule, entry_is_open, question_refusal};
+use crate::domain::{AttemptOutcome, EntryEnd, Schedule, entry_is_open, question_refusal};
 use crate::fixture::counters;
 use crate::records::{
     Answer, Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary,
@@ -31,6 +31,9 @@ pub(crate) const SCHEDULE: &str = "schedule";
 /// The attribute of a questionnaire's `META` item naming its organisation; absent on a template.
 pub(crate) const QUESTIONNAIRE_OWNER: &str = "ownerOrganisationId";
 pub(crate) const PENDING: &str = "pending";
+/// The attributes of an entry holding its attempts' outcomes and how it ended.
+pub(crate) const OUTCOMES: &str = "outcomes";
+pub(crate) const ENDED: &str = "ended";
 /// Rounds an insert may lose to concurrent inserts before it answers 503: more than
 /// `optimistic::ROUNDS`, since staff editing one questionnaire together all write one version.
 pub(crate) const QUESTION_INSERT_ROUNDS: u32 = 16;
@@ -62,9 +65,26 @@ pub(crate) fn entry_item(
 }
 
 pub(crate) fn entry_from_item(mut item: Item) -> StoreResult<QuestionnaireClientEntry> {
-    item.remove(SCHEDULE);
-    item.remove(PENDING);
+    for attribute in [SCHEDULE, PENDING, OUTCOMES, ENDED] {
+        item.remove(attribute);
+    }
     from_item(item)
+}
+
+/// The outcomes and end an entry's item keeps beside the record, written again whenever the
+/// entry moves between its open and closed keys.
+pub(crate) fn with_history(
+    mut item: Item,
+    outcomes: &[AttemptOutcome],
+    ended: Option<EntryEnd>,
+) -> StoreResult<Item> {
+    if !outcomes.is_empty() {
+        item.insert(OUTCOMES.into(), encode(&outcomes)?);
+    }
+    if let Some(ended) = ended {
+        item.insert(ENDED.into(), encode(&ended)?);
+    }
+    Ok(item)
 }
 
 pub(crate) fn due_entry_from_item(mut item: Item) -> StoreResult<DueEntry> {
@@ -73,11 +93,15 @@ pub(crate) fn due_entry_from_item(mut item: Item) -> StoreResult<DueEntry> {
     let schedule = attribute(&mut item, SCHEDULE)?
         .ok_or_else(|| StoreError::Corrupt("entry without schedule".into()))?;
     let pending = attribute(&mut item, PENDING)?;
+    let outcomes = attribute(&mut item, OUTCOMES)?.unwrap_or_default();
+    let ended = attribute(&mut item, ENDED)?;
     Ok(DueEntry {
         entry: from_item(item)?,
         portal_id: PortalId(portal_id),
         schedule,
         pending,
+        outcomes,
+        ended,
     })
 }
 

@@ -180,6 +180,8 @@ impl QuestionnaireStore for MemoryStore {
                     portal_id,
                     schedule: new.schedule,
                     pending: None,
+                    outcomes: Vec::new(),
+                    ended: None,
                 },
             );
             created.push(entry);

@@ -14,7 +14,7 @@ use crate::store::dynamo::items::{Item, encode, from_item, key, n, s, sk_of};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::questionnaires::dynamo::{
     PENDING, SCHEDULE, due_entry_from_item, entry_as_read, entry_item, open_entry_key,
-    questionnaire_from_item,
+    questionnaire_from_item, with_history,
 };
 use crate::store::{
     CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore, StoreError, StoreResult,
@@ -35,7 +35,14 @@ impl DynamoStore {
         };
         let writes = vec![
             self.data_delete(open_entry_key(due), condition, expression)?,
-            self.data_put(entry_item(&closed, due.portal_id.get(), schedule)?, None)?,
+            self.data_put(
+                with_history(
+                    entry_item(&closed, due.portal_id.get(), schedule)?,
+                    &due.outcomes,
+                    due.ended,
+                )?,
+                None,
+            )?,
         ];
         match self.transact(writes).await {
             Ok(()) => Ok(true),

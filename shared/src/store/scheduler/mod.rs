@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 
-use crate::domain::{Schedule, entry_is_open};
+use crate::domain::{AttemptOutcome, EntryEnd, Schedule, entry_is_open};
 use crate::records::{Client, QuestionnaireClientEntry, QuestionnaireSummary, Timestamp};
 use crate::store::StoreResult;
 use std::collections::HashMap;
@@ -29,6 +29,10 @@ pub struct DueEntry {
     pub portal_id: PortalId,
     pub schedule: Schedule,
     pub pending: Option<PendingAttempt>,
+    /// The outcomes the dialler reported for its attempts (`call.failed`), oldest first.
+    pub outcomes: Vec<AttemptOutcome>,
+    /// Why it ended without reaching its client, once it did.
+    pub ended: Option<EntryEnd>,
 }
 
 impl DueEntry {

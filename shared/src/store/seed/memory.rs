@@ -57,6 +57,8 @@ impl SeedWriter for MemoryStore {
                         portal_id,
                         schedule: Schedule::defaults_of(questionnaire),
                         pending: None,
+                        outcomes: Vec::new(),
+                        ended: None,
                     },
                 );
             }
