@@ -558,7 +558,43 @@ async fn a_report_for_another_portals_entry_is_acknowledged_and_changes_nothing(
     assert_eq!(fields, ["attempt", "toNumber"], "{problem}");
 }
 
+/// The platform's `call.ended` of entry `id`'s call, `seconds` long, placed at `placed`.
+fn ended(event_id: &str, id: &Value, placed: DateTime<Utc>, seconds: i64) -> Value {
+    json!({
+        "type": "call.ended", "eventId": event_id, "conversationUuid": format!("conv-{event_id}"),
+        "startDate": placed, "endDate": placed + TimeDelta::seconds(seconds),
+        "fromNumber": "+4687001000", "toNumber": "+46731110001", "direction": "outbound",
+        "dynamicVariables": {"questionnaireClientId": id.to_string()},
+        "transcript": [{"createdAt": placed, "by": "agent", "message": "Hej!", "category": 0}],
+    })
+}
+
+async fn a_call_too_short_to_be_a_contact_is_recorded_but_leaves_the_entry_open(backend: Backend) {
+    let app = spawn_quiet(backend).await;
+    let token = app.login(KARIN).await;
+    let t0 = start_time();
+    let created = start_for_gunnel(&app, &token, t0, 3).await;
+    let id = &created["id"];
+    assert_eq!(app.run_scheduler(t0).await["sent"], 1);
+
+    let short = app.deliver(1, &ended("short-1", id, t0, 14)).await;
+    assert_eq!(short.status, StatusCode::OK, "{}", short.json());
+    assert!(short.json()["phoneCallId"].is_i64(), "the call is recorded");
+    let after_short = entry(&app, &token, id).await;
+    assert_eq!(after_short["phoneCallId"], Value::Null);
+    assert_eq!(after_short["nextTryAt"], json!(t0 + TimeDelta::days(2)));
+
+    assert_eq!(app.run_scheduler(t0 + TimeDelta::days(2)).await["sent"], 1);
+    let placed = t0 + TimeDelta::days(2);
+    let long = app.deliver(1, &ended("long-1", id, placed, 15)).await;
+    assert_eq!(long.status, StatusCode::OK);
+    let completed = entry(&app, &token, id).await;
+    assert_eq!(completed["phoneCallId"], long.json()["phoneCallId"]);
+    assert_eq!(completed["nextTryAt"], Value::Null);
+}
+
 on_both_stores!(
+    a_call_too_short_to_be_a_contact_is_recorded_but_leaves_the_entry_open,
     a_busy_line_is_called_again_in_half_an_hour_and_a_redelivery_changes_nothing,
     no_answer_and_voicemail_keep_the_back_off,
     an_invalid_number_or_a_refusal_ends_the_entry_and_a_late_report_changes_nothing,

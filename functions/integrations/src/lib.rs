@@ -16,7 +16,7 @@ use serde::Serialize;
 use events::{CallAnalyzed, CallEnded, CallFailed, VoiceEvent};
 use shared::audit::{AccessNote, AuditLog};
 use shared::clock::Clock;
-use shared::domain::{AttemptOutcome, Effect, effect_of};
+use shared::domain::{AttemptOutcome, CallOutcome, Effect, effect_of};
 use shared::error::{ApiError, Problem};
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 use shared::ids::{EntryId, PortalId, QuestionnaireId};
@@ -30,6 +30,10 @@ use shared::store::{
     NewRequest, OutcomeReport, RecordedAnalysis,
 };
 use shared::webhook::{self, SignatureError};
+
+/// A questionnaire call shorter than this reached nobody who could answer (a hang-up, an
+/// answering machine cut short): its entry is not completed, and keeps the back-off.
+pub const MIN_CONTACT: chrono::TimeDelta = chrono::TimeDelta::seconds(15);
 
 /// A delivery of at most 1 MiB: a 1,000-line transcript fits with room to spare.
 pub const EVENT_BODY_LIMIT: usize = 1024 * 1024;
@@ -293,6 +297,24 @@ async fn call_ended(
             held.analysis.apply(&mut call);
         }
         let completion = match entry {
+            Some(entry) if event.end_date - event.start_date < MIN_CONTACT => {
+                if let Some(held) = &delivery.held {
+                    warn_unplaced_answers(&held.analysis.answers);
+                }
+                let seconds = (event.end_date - event.start_date).num_seconds();
+                Some(EntryCompletion {
+                    not_a_contact: Some(AttemptOutcome {
+                        attempt: entry.schedule.attempts,
+                        outcome: CallOutcome::NoAnswer,
+                        at: event.start_date,
+                        detail: Some(format!(
+                            "call.ended after {seconds} s: too short to be a contact"
+                        )),
+                    }),
+                    entry,
+                    answers: Vec::new(),
+                })
+            }
             Some(entry) => {
                 let answers = match &delivery.held {
                     Some(held) if !held.analysis.answers.is_empty() => {
@@ -303,7 +325,11 @@ async fn call_ended(
                     }
                     _ => Vec::new(),
                 };
-                Some(EntryCompletion { entry, answers })
+                Some(EntryCompletion {
+                    entry,
+                    answers,
+                    not_a_contact: None,
+                })
             }
             None => {
                 if let Some(held) = &delivery.held {
@@ -346,7 +372,15 @@ async fn call_ended(
                 lines = new.lines.len(),
                 requests = new.requests.len(),
                 is_unknown,
-                entry_completed = new.completion.is_some(),
+                entry_completed = new
+                    .completion
+                    .as_ref()
+                    .and_then(EntryCompletion::completed)
+                    .is_some(),
+                not_a_contact = new
+                    .completion
+                    .as_ref()
+                    .is_some_and(|c| c.not_a_contact.is_some()),
                 analysis_merged = new.held_event_id.is_some(),
                 "call recorded"
             );

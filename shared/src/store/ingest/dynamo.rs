@@ -285,7 +285,10 @@ impl IngestStore for DynamoStore {
         }
         if let Some(completion) = &new.completion {
             let due = &completion.entry;
-            last.extend(self.completion_writes(due, call_id)?);
+            match &completion.not_a_contact {
+                Some(outcome) => last.extend(self.outcome_writes(due, outcome, Effect::Record)?),
+                None => last.extend(self.completion_writes(due, call_id)?),
+            }
             for answer in &completion.answers {
                 // Answers go last, so that they share the call's transaction when they fit.
                 ahead.push(answer_item(

@@ -130,8 +130,13 @@ impl IngestStore for MemoryStore {
         state.held_analyses.remove(&conversation_key);
         if let Some(completion) = &new.completion {
             if let Some(stored) = state.entries.get_mut(&completion.entry.entry.id) {
-                stored.entry.phone_call_id = Some(call_id);
-                stored.close();
+                match &completion.not_a_contact {
+                    Some(outcome) => stored.outcomes.push(outcome.clone()),
+                    None => {
+                        stored.entry.phone_call_id = Some(call_id);
+                        stored.close();
+                    }
+                }
             }
             state.put_answers(completion.entry.entry.questionnaire_id, &completion.answers);
         }

@@ -166,6 +166,16 @@ impl NewRequest {
 pub struct EntryCompletion {
     pub entry: DueEntry,
     pub answers: Vec<Answer>,
+    /// `Some` when the call reached nobody after all (too short to be a contact): the entry is
+    /// not completed but keeps this outcome, its back-off stands, and `answers` is empty.
+    pub not_a_contact: Option<AttemptOutcome>,
+}
+
+impl EntryCompletion {
+    /// The entry this call completes, if it reached its client.
+    pub fn completed(&self) -> Option<&DueEntry> {
+        self.not_a_contact.is_none().then_some(&self.entry)
+    }
 }
 
 /// A call to record. Ids are assigned by the store: the call's, its lines' (in order) and its
@@ -231,10 +241,14 @@ impl NewCall {
         Conversation {
             phone_call_id,
             client_id: self.call.client_id,
-            entry: self.completion.as_ref().map(|completion| EntryRef {
-                questionnaire_id: completion.entry.entry.questionnaire_id,
-                entry_id: completion.entry.entry.id,
-            }),
+            entry: self
+                .completion
+                .as_ref()
+                .and_then(EntryCompletion::completed)
+                .map(|due| EntryRef {
+                    questionnaire_id: due.entry.questionnaire_id,
+                    entry_id: due.entry.id,
+                }),
         }
     }
 }
