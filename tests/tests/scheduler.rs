@@ -14,6 +14,7 @@ use integration_tests::{
 };
 use local_api::DEMO_FIXTURE;
 use serde_json::{Value, json};
+use shared::domain::EntryEnd;
 use shared::ids::{EntryId, PortalId};
 use shared::notify::{Dialler, DiallerMessage};
 use shared::store::BoxError;
@@ -593,7 +594,74 @@ async fn a_call_too_short_to_be_a_contact_is_recorded_but_leaves_the_entry_open(
     assert_eq!(completed["nextTryAt"], Value::Null);
 }
 
+/// How entry `id` ended, as the store holds it (interface v1 shows only `nextTryAt`).
+async fn ended_as(app: &TestApp, id: &Value) -> (Option<EntryEnd>, usize) {
+    let id = i32::try_from(id.as_i64().unwrap()).unwrap();
+    let due = app
+        .api
+        .integrations_state()
+        .store
+        .entry_by_id(EntryId(id))
+        .await
+        .unwrap()
+        .expect("the entry");
+    (due.ended, due.outcomes.len())
+}
+
+async fn the_last_attempt_reaching_nobody_ends_the_entry_once_and_a_reached_one_never(
+    backend: Backend,
+) {
+    let app = spawn_quiet(backend).await;
+    let token = app.login(KARIN).await;
+    let t0 = start_time();
+    let created = start_for_gunnel(&app, &token, t0, 1).await;
+    let id = &created["id"];
+    assert_eq!(app.run_scheduler(t0).await["closed"], 1, "the last attempt");
+    assert_eq!(
+        ended_as(&app, id).await,
+        (None, 0),
+        "its outcome is awaited"
+    );
+    let busy = failed("last-1", id, 1, "busy", t0);
+    assert_eq!(app.deliver(1, &busy).await.status, StatusCode::OK);
+    assert_eq!(ended_as(&app, id).await, (Some(EntryEnd::Exhausted), 1));
+    assert_eq!(app.deliver(1, &busy).await.status, StatusCode::OK);
+    let another = failed("last-2", id, 1, "invalid_number", t0);
+    assert_eq!(app.deliver(1, &another).await.status, StatusCode::OK);
+    assert_eq!(
+        ended_as(&app, id).await,
+        (Some(EntryEnd::Exhausted), 2),
+        "ended once; a later report is only kept"
+    );
+
+    // The last attempt answered by a call too short to be a contact.
+    let start = t0 + TimeDelta::days(10);
+    let short = start_for_gunnel(&app, &token, start, 1).await;
+    assert_eq!(app.run_scheduler(start).await["sent"], 1);
+    let answer = app
+        .deliver(1, &ended("last-short", &short["id"], start, 5))
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(
+        ended_as(&app, &short["id"]).await,
+        (Some(EntryEnd::Exhausted), 1)
+    );
+
+    // The last attempt reached the client: a stray failure report ends nothing.
+    let start = t0 + TimeDelta::days(20);
+    let reached = start_for_gunnel(&app, &token, start, 1).await;
+    assert_eq!(app.run_scheduler(start).await["sent"], 1);
+    let call = app
+        .deliver(1, &ended("last-long", &reached["id"], start, 60))
+        .await;
+    assert_eq!(call.status, StatusCode::OK);
+    let stray = failed("last-stray", &reached["id"], 1, "no_answer", start);
+    assert_eq!(app.deliver(1, &stray).await.status, StatusCode::OK);
+    assert_eq!(ended_as(&app, &reached["id"]).await, (None, 1));
+}
+
 on_both_stores!(
+    the_last_attempt_reaching_nobody_ends_the_entry_once_and_a_reached_one_never,
     a_call_too_short_to_be_a_contact_is_recorded_but_leaves_the_entry_open,
     a_busy_line_is_called_again_in_half_an_hour_and_a_redelivery_changes_nothing,
     no_answer_and_voicemail_keep_the_back_off,

@@ -16,7 +16,7 @@ use serde::Serialize;
 use events::{CallAnalyzed, CallEnded, CallFailed, VoiceEvent};
 use shared::audit::{AccessNote, AuditLog};
 use shared::clock::Clock;
-use shared::domain::{AttemptOutcome, CallOutcome, Effect, effect_of};
+use shared::domain::{AttemptOutcome, CallOutcome, Effect};
 use shared::error::{ApiError, Problem};
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 use shared::ids::{EntryId, PortalId, QuestionnaireId};
@@ -498,10 +498,9 @@ async fn call_failed(
             at: event.start_date,
             detail: event.detail.clone(),
         };
-        let effect = match &entry {
-            Some(due) if due.is_open() => effect_of(&outcome, &due.schedule, due.entry.next_try_at),
-            _ => Effect::Record,
-        };
+        let effect = entry
+            .as_ref()
+            .map_or(Effect::Record, |due| due.effect_of(&outcome));
         let client_id = entry.as_ref().map(|due| due.entry.client_id);
         let report = OutcomeReport {
             portal_id,

@@ -10,7 +10,9 @@ mod thread;
 
 pub use budget::{SourcedBudget, SourcedEvent};
 pub use call_stats::{CallStats, CountedCall, RECENT_CALL_WINDOW};
-pub use outcome::{AttemptOutcome, BUSY_RETRY, CallOutcome, Effect, EntryEnd, effect_of};
+pub use outcome::{
+    AttemptOutcome, BUSY_RETRY, CallOutcome, Effect, EntryEnd, effect_after_last_attempt, effect_of,
+};
 pub use questions::{MAX_QUESTIONS, question_refusal};
 pub use schedule::{Schedule, entry_is_open};
 pub use thread::order_thread;

@@ -42,6 +42,8 @@ pub enum EntryEnd {
     InvalidNumber,
     /// The client refused the call: not tried again, and not an alarm.
     Refused,
+    /// Every attempt was made and the last one reached nobody.
+    Exhausted,
 }
 
 /// What an outcome does to its entry.
@@ -79,6 +81,24 @@ pub fn effect_of(
         },
         CallOutcome::NoAnswer | CallOutcome::Voicemail | CallOutcome::Failed => Effect::Record,
     }
+}
+
+/// The effect of `outcome` on an entry its scheduler closed when it handed over the last
+/// attempt, which no call has reached and nothing has ended yet: a report that this last
+/// attempt reached nobody ends it (`Exhausted`, or as an invalid number or a refusal says).
+pub fn effect_after_last_attempt(outcome: &AttemptOutcome, schedule: &Schedule) -> Effect {
+    let last = schedule.attempts > 0 && schedule.attempts >= schedule.retries;
+    if !last || outcome.attempt != schedule.attempts {
+        return Effect::Record;
+    }
+    Effect::End(match outcome.outcome {
+        CallOutcome::InvalidNumber => EntryEnd::InvalidNumber,
+        CallOutcome::Rejected => EntryEnd::Refused,
+        CallOutcome::NoAnswer
+        | CallOutcome::Busy
+        | CallOutcome::Voicemail
+        | CallOutcome::Failed => EntryEnd::Exhausted,
+    })
 }
 
 #[cfg(test)]
@@ -139,6 +159,32 @@ mod tests {
         assert_eq!(
             effect_of(&outcome(1, CallOutcome::Rejected), &schedule(1), next),
             Effect::End(EntryEnd::Refused)
+        );
+    }
+
+    #[test]
+    fn the_last_attempt_reaching_nobody_ends_the_entry_as_exhausted() {
+        let last = Schedule {
+            retries: 3,
+            ..schedule(3)
+        };
+        assert_eq!(
+            effect_after_last_attempt(&outcome(3, CallOutcome::Busy), &last),
+            Effect::End(EntryEnd::Exhausted)
+        );
+        assert_eq!(
+            effect_after_last_attempt(&outcome(3, CallOutcome::InvalidNumber), &last),
+            Effect::End(EntryEnd::InvalidNumber)
+        );
+        assert_eq!(
+            effect_after_last_attempt(&outcome(2, CallOutcome::NoAnswer), &last),
+            Effect::Record,
+            "an earlier attempt's report"
+        );
+        assert_eq!(
+            effect_after_last_attempt(&outcome(2, CallOutcome::NoAnswer), &schedule(2)),
+            Effect::Record,
+            "attempts left: not the last"
         );
     }
 

@@ -18,7 +18,7 @@ use crate::store::dynamo::operations::{txn_delete, txn_put};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::questionnaires::dynamo::{
-    OUTCOMES, due_entry_from_item, entry_as_read, entry_item, open_entry_key, with_history,
+    ENDED, OUTCOMES, due_entry_from_item, entry_as_read, entry_item, open_entry_key, with_history,
 };
 use crate::store::seed::dynamo::{answer_item, call_items, request_item};
 use crate::store::{
@@ -286,7 +286,9 @@ impl IngestStore for DynamoStore {
         if let Some(completion) = &new.completion {
             let due = &completion.entry;
             match &completion.not_a_contact {
-                Some(outcome) => last.extend(self.outcome_writes(due, outcome, Effect::Record)?),
+                Some(outcome) => {
+                    last.extend(self.outcome_writes(due, outcome, due.effect_of(outcome))?)
+                }
                 None => last.extend(self.completion_writes(due, call_id)?),
             }
             for answer in &completion.answers {
@@ -442,10 +444,26 @@ impl DynamoStore {
                 .name("#outcomes", OUTCOMES)
                 .value(":new", encode(&[outcome])?)
                 .value(":empty", encode(&Vec::<AttemptOutcome>::new())?);
+            let mut update =
+                String::from("SET #outcomes = list_append(if_not_exists(#outcomes, :empty), :new)");
+            let mut condition = String::from("#id = :id");
+            // Ending a closed entry happens once, and never to one a call reached.
+            if let Effect::End(end) = effect {
+                expression
+                    .name("#ended", ENDED)
+                    .name("#call", "phoneCallId")
+                    .value(":ended", encode(&end)?)
+                    .value(":null", s("NULL"));
+                update.push_str(", #ended = :ended");
+                condition.push_str(
+                    " AND attribute_not_exists(#ended) \
+                     AND (attribute_not_exists(#call) OR attribute_type(#call, :null))",
+                );
+            }
             return Ok(vec![self.data_update(
                 key(pk, Some(&keys::closed_entry(due.entry.id))),
-                "SET #outcomes = list_append(if_not_exists(#outcomes, :empty), :new)",
-                "#id = :id",
+                &update,
+                &condition,
                 expression,
             )?]);
         }

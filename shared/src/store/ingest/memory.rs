@@ -100,7 +100,9 @@ impl IngestStore for MemoryStore {
                 if due.is_open() {
                     stored.is_as_read(due)
                 } else {
-                    !stored.is_open() && stored.entry.phone_call_id.is_none()
+                    !stored.is_open()
+                        && stored.entry.phone_call_id.is_none()
+                        && stored.ended == due.ended
                 }
             })
         });
@@ -131,7 +133,13 @@ impl IngestStore for MemoryStore {
         if let Some(completion) = &new.completion {
             if let Some(stored) = state.entries.get_mut(&completion.entry.entry.id) {
                 match &completion.not_a_contact {
-                    Some(outcome) => stored.outcomes.push(outcome.clone()),
+                    Some(outcome) => {
+                        if let Effect::End(end) = completion.entry.effect_of(outcome) {
+                            stored.close();
+                            stored.ended = Some(end);
+                        }
+                        stored.outcomes.push(outcome.clone());
+                    }
                     None => {
                         stored.entry.phone_call_id = Some(call_id);
                         stored.close();

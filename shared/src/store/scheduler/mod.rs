@@ -2,7 +2,9 @@
 
 use async_trait::async_trait;
 
-use crate::domain::{AttemptOutcome, EntryEnd, Schedule, entry_is_open};
+use crate::domain::{
+    AttemptOutcome, Effect, EntryEnd, Schedule, effect_after_last_attempt, effect_of, entry_is_open,
+};
 use crate::records::{Client, QuestionnaireClientEntry, QuestionnaireSummary, Timestamp};
 use crate::store::StoreResult;
 use std::collections::HashMap;
@@ -36,6 +38,19 @@ pub struct DueEntry {
 }
 
 impl DueEntry {
+    /// What a report that `outcome`'s attempt reached nobody does to this entry as read: moves
+    /// an open entry's next try or ends it, ends one closed after its last attempt that nothing
+    /// reached, and is only kept on any other.
+    pub fn effect_of(&self, outcome: &AttemptOutcome) -> Effect {
+        if self.is_open() {
+            effect_of(outcome, &self.schedule, self.entry.next_try_at)
+        } else if self.entry.phone_call_id.is_none() && self.ended.is_none() {
+            effect_after_last_attempt(outcome, &self.schedule)
+        } else {
+            Effect::Record
+        }
+    }
+
     /// Still under its open key: to be called, or its last attempt claimed and unconfirmed.
     pub fn is_open(&self) -> bool {
         self.pending.is_some() || entry_is_open(&self.entry, &self.schedule)
