@@ -420,6 +420,16 @@ async fn the_pass_time_must_be_a_timestamp(backend: Backend) {
     answer.problem(StatusCode::BAD_REQUEST);
 }
 
+/// A quiet app with Gunnel's entry (3 tries) started and its first attempt placed at
+/// `start_time()`: the app, a session of Karin's and the entry.
+async fn first_attempt_placed(backend: Backend) -> (TestApp, String, Value) {
+    let app = spawn_quiet(backend).await;
+    let token = app.login(KARIN).await;
+    let created = start_for_gunnel(&app, &token, start_time(), 3).await;
+    assert_eq!(app.run_scheduler(start_time()).await["sent"], 1);
+    (app, token, created)
+}
+
 /// The dialler's report that attempt `attempt` of entry `id` reached nobody.
 fn failed(event_id: &str, id: &Value, attempt: i32, outcome: &str, placed: DateTime<Utc>) -> Value {
     json!({
@@ -432,12 +442,9 @@ fn failed(event_id: &str, id: &Value, attempt: i32, outcome: &str, placed: DateT
 async fn a_busy_line_is_called_again_in_half_an_hour_and_a_redelivery_changes_nothing(
     backend: Backend,
 ) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token, created) = first_attempt_placed(backend).await;
     let t0 = start_time();
-    let created = start_for_gunnel(&app, &token, t0, 3).await;
     let id = &created["id"];
-    assert_eq!(app.run_scheduler(t0).await["sent"], 1);
 
     let busy = failed("fail-1", id, 1, "busy", t0 + TimeDelta::minutes(1));
     let answer = app.deliver(1, &busy).await;
@@ -466,12 +473,9 @@ async fn a_busy_line_is_called_again_in_half_an_hour_and_a_redelivery_changes_no
 }
 
 async fn no_answer_and_voicemail_keep_the_back_off(backend: Backend) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token, created) = first_attempt_placed(backend).await;
     let t0 = start_time();
-    let created = start_for_gunnel(&app, &token, t0, 3).await;
     let id = &created["id"];
-    assert_eq!(app.run_scheduler(t0).await["sent"], 1);
     for (n, outcome) in ["no_answer", "voicemail", "failed"].into_iter().enumerate() {
         let report = failed(&format!("quiet-{n}"), id, 1, outcome, t0);
         assert_eq!(app.deliver(1, &report).await.status, StatusCode::OK);
@@ -527,12 +531,9 @@ async fn an_invalid_number_or_a_refusal_ends_the_entry_and_a_late_report_changes
 }
 
 async fn a_report_for_another_portals_entry_is_acknowledged_and_changes_nothing(backend: Backend) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token, created) = first_attempt_placed(backend).await;
     let t0 = start_time();
-    let created = start_for_gunnel(&app, &token, t0, 3).await;
     let id = &created["id"];
-    assert_eq!(app.run_scheduler(t0).await["sent"], 1);
     let forged = failed("other-1", id, 1, "invalid_number", t0);
     let answer = app.deliver(2, &forged).await;
     assert_eq!(answer.status, StatusCode::OK);
@@ -571,12 +572,9 @@ fn ended(event_id: &str, id: &Value, placed: DateTime<Utc>, seconds: i64) -> Val
 }
 
 async fn a_call_too_short_to_be_a_contact_is_recorded_but_leaves_the_entry_open(backend: Backend) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token, created) = first_attempt_placed(backend).await;
     let t0 = start_time();
-    let created = start_for_gunnel(&app, &token, t0, 3).await;
     let id = &created["id"];
-    assert_eq!(app.run_scheduler(t0).await["sent"], 1);
 
     let short = app.deliver(1, &ended("short-1", id, t0, 14)).await;
     assert_eq!(short.status, StatusCode::OK, "{}", short.json());

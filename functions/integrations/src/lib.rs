@@ -239,19 +239,12 @@ async fn call_ended(
     let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the conversation");
     loop {
         rounds.start().await?;
-        let (delivery, entry) = futures::future::try_join(
-            store.delivery_state(
-                PortalId(portal_id),
-                &event.event_id,
-                &event.conversation_uuid,
-                event.connected_to_conversation_uuid.as_deref(),
-            ),
-            async {
-                match entry_id {
-                    Some(id) => store.entry_by_id(EntryId(id)).await,
-                    None => Ok(None),
-                }
-            },
+        let (delivery, entry) = delivery_with_entry(
+            store.as_ref(),
+            portal_id,
+            (&event.event_id, &event.conversation_uuid),
+            event.connected_to_conversation_uuid.as_deref(),
+            entry_id,
         )
         .await?;
         if let Some(receipt) = &delivery.receipt {
@@ -389,6 +382,32 @@ async fn call_ended(
     }
 }
 
+/// A delivery's state (for its `eventId` and conversation) and the questionnaire entry it
+/// names, read concurrently.
+async fn delivery_with_entry(
+    store: &dyn IngestStore,
+    portal_id: i32,
+    (event_id, conversation_uuid): (&str, &str),
+    connected_uuid: Option<&str>,
+    entry_id: Option<i32>,
+) -> shared::store::StoreResult<(DeliveryState, Option<DueEntry>)> {
+    futures::future::try_join(
+        store.delivery_state(
+            PortalId(portal_id),
+            event_id,
+            conversation_uuid,
+            connected_uuid,
+        ),
+        async {
+            match entry_id {
+                Some(id) => store.entry_by_id(EntryId(id)).await,
+                None => Ok(None),
+            }
+        },
+    )
+    .await
+}
+
 /// The entry a questionnaire call completes: one of this portal's entries that no call has
 /// completed yet. Anything else is logged, and the call is recorded as an ordinary one.
 fn completable_entry(
@@ -459,14 +478,12 @@ async fn call_failed(
     let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the entry");
     loop {
         rounds.start().await?;
-        let (delivery, found) = futures::future::try_join(
-            store.delivery_state(PortalId(portal_id), &event.event_id, &receipt, None),
-            async {
-                match event.questionnaire_client_id {
-                    Some(id) => store.entry_by_id(EntryId(id)).await,
-                    None => Ok(None),
-                }
-            },
+        let (delivery, found) = delivery_with_entry(
+            store.as_ref(),
+            portal_id,
+            (&event.event_id, &receipt),
+            None,
+            event.questionnaire_client_id,
         )
         .await?;
         if let Some(seen) = &delivery.receipt {
