@@ -179,6 +179,14 @@ impl Services {
         }
     }
 
+    /// The default phone region, for a state whose handlers read phone numbers. Asking for it
+    /// starts loading the phone metadata in the background (`phone::prepare`), so that the
+    /// first request does not wait for it; functions that never ask link no phone metadata.
+    pub fn phone_region(&self) -> crate::phone::DefaultRegion {
+        crate::phone::prepare(self.region);
+        self.region
+    }
+
     /// The session check every authenticated route runs.
     pub fn authenticator(&self) -> crate::auth::Authenticator {
         crate::auth::Authenticator {

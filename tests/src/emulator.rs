@@ -15,8 +15,8 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use crate::{
-    Backend, EventSecrets, SCHEDULED_EVENT, TestApp, fresh_dialler_queue, moto_endpoint,
-    prepared_event, sample_event, spawn_app, sqs_client,
+    Backend, EventSecrets, SCHEDULED_EVENT, TestApp, edited_event, fresh_dialler_queue,
+    moto_endpoint, prepared_event, sample_event, spawn_app, sqs_client,
 };
 
 pub const IMPORT_MASTER: &str = "emulator-import-master";
@@ -127,15 +127,25 @@ impl Live {
         if name == SCHEDULED_EVENT {
             return sample_event(name);
         }
-        prepared_event(
-            name,
-            &EventSecrets {
-                token: &self.token,
-                import_secret: &self.import_secret,
-                webhook_secret: &self.webhook_secret,
-                signed_at: chrono::Utc::now().timestamp(),
-            },
-        )
+        prepared_event(name, &self.secrets())
+    }
+
+    /// The sample event changed by `edit` before its credentials (`edited_event`).
+    pub fn edited_event(
+        &self,
+        name: &str,
+        edit: impl FnOnce(&mut Value, Option<&mut Value>),
+    ) -> String {
+        edited_event(name, &self.secrets(), edit)
+    }
+
+    fn secrets(&self) -> EventSecrets<'_> {
+        EventSecrets {
+            token: &self.token,
+            import_secret: &self.import_secret,
+            webhook_secret: &self.webhook_secret,
+            signed_at: chrono::Utc::now().timestamp(),
+        }
     }
 }
 

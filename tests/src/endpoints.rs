@@ -140,7 +140,30 @@ pub struct EventSecrets<'a> {
 /// A sample event with its placeholders filled in; a voice-platform delivery is signed over
 /// its body as delivered.
 pub fn prepared_event(name: &str, secrets: &EventSecrets<'_>) -> String {
-    let mut text = sample_event(name)
+    prepared(sample_event(name), secrets)
+}
+
+/// A sample event changed by `edit` (the event as JSON, its body as JSON when it has one),
+/// then given its credentials like `prepared_event`: for a test that needs the same request
+/// with other values, such as a fresh `eventId` that is not a repeated delivery.
+pub fn edited_event(
+    name: &str,
+    secrets: &EventSecrets<'_>,
+    edit: impl FnOnce(&mut Value, Option<&mut Value>),
+) -> String {
+    let mut event: Value = serde_json::from_str(&sample_event(name)).expect("an event is JSON");
+    let mut body: Option<Value> = event["body"]
+        .as_str()
+        .map(|text| serde_json::from_str(text).expect("a sample body is JSON"));
+    edit(&mut event, body.as_mut());
+    if let Some(body) = body {
+        event["body"] = Value::String(body.to_string());
+    }
+    prepared(event.to_string(), secrets)
+}
+
+fn prepared(text: String, secrets: &EventSecrets<'_>) -> String {
+    let mut text = text
         .replace("REPLACE_WITH_A_SESSION_TOKEN", secrets.token)
         .replace(
             "REPLACE_WITH_THE_PORTAL_IMPORT_SECRET",

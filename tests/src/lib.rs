@@ -20,8 +20,8 @@ pub use app::{
 };
 pub use dialler::RecordingDialler;
 pub use endpoints::{
-    Access, ENDPOINTS, Endpoint, EventSecrets, SCHEDULED_EVENT, endpoint, prepared_event,
-    sample_event,
+    Access, ENDPOINTS, Endpoint, EventSecrets, SCHEDULED_EVENT, edited_event, endpoint,
+    prepared_event, sample_event,
 };
 pub use fixtures::{
     add_questionnaire_copy, copy_of_first_client, fixture_with_clients, fixture_with_due_entries,

@@ -1,5 +1,7 @@
 //! The answer every floor gives, so that floors differ only in what they do at start.
 
+pub mod requests;
+
 use lambda_http::http::{HeaderValue, header::CONTENT_TYPE};
 use lambda_http::{Body, Error, Request, Response};
 

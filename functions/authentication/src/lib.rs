@@ -39,7 +39,7 @@ impl AuthState {
             store: services.store.clone(),
             sms,
             authenticator: services.authenticator(),
-            region: services.region,
+            region: services.phone_region(),
             otp_key,
         }
     }

@@ -44,7 +44,7 @@ impl ClientsState {
         Self {
             clients: services.store.clone(),
             authenticator: services.authenticator(),
-            region: services.region,
+            region: services.phone_region(),
             audit: services.audit(),
         }
     }

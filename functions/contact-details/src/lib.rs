@@ -44,7 +44,7 @@ impl ContactDetailsState {
         Self {
             contacts: services.store.clone(),
             authenticator: services.authenticator(),
-            region: services.region,
+            region: services.phone_region(),
             time_zone: services.time_zone.clone(),
         }
     }

@@ -61,7 +61,7 @@ impl IntegrationsState {
             store: services.store.clone(),
             clock: services.clock.clone(),
             webhook_master,
-            region: services.region,
+            region: services.phone_region(),
             audit: services.audit(),
         }
     }

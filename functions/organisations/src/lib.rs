@@ -97,7 +97,7 @@ impl OrganisationsState {
             authenticator: services.authenticator(),
             clock: services.clock.clone(),
             indexes: Arc::default(),
-            region: services.region,
+            region: services.phone_region(),
             reranker,
             audit: services.audit(),
         }

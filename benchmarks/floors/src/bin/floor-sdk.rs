@@ -1,6 +1,8 @@
 //! Cold-start floor with the unavoidable SDK cost: the bare hello-world that first loads
 //! aws-config and creates the AWS clients named in `FLOOR_CLIENTS` (comma-separated: dynamodb,
-//! sns, sqs, secretsmanager, bedrock), as the function it stands beside does.
+//! sns, sqs, secretsmanager, bedrock), as the function it stands beside does. With
+//! `FLOOR_REQUESTS` it also makes, before each answer, the AWS requests its function's first
+//! real answer made (`floors::requests`).
 
 use lambda_http::{Error, Request, service_fn};
 
@@ -44,10 +46,30 @@ async fn main() -> Result<(), Error> {
             other => Err(format!("unknown client {other:?} in FLOOR_CLIENTS")),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let clients = std::sync::Arc::new(clients);
+    let mut requester = floors::requests::Requester {
+        table: std::env::var("DATA_TABLE").unwrap_or_default(),
+        queue_url: std::env::var("DIALLER_QUEUE_URL").unwrap_or_default(),
+        ..Default::default()
+    };
+    for client in &clients {
+        match client {
+            AwsClient::DynamoDb(c) => requester.dynamodb = Some(c.clone()),
+            AwsClient::Sns(c) => requester.sns = Some(c.clone()),
+            AwsClient::Sqs(c) => requester.sqs = Some(c.clone()),
+            AwsClient::SecretsManager(c) => requester.secrets = Some(c.clone()),
+            AwsClient::Bedrock(_) => {}
+        }
+    }
+    let waves = floors::requests::parse(&std::env::var("FLOOR_REQUESTS").unwrap_or_default())?;
+    requester.check(&waves)?;
+    let shared = std::sync::Arc::new((clients, requester, waves));
     lambda_http::run(service_fn(move |request: Request| {
-        let _held = clients.clone();
-        floors::hello(request)
+        let shared = shared.clone();
+        async move {
+            let (_held, requester, waves) = &*shared;
+            requester.send(waves).await?;
+            floors::hello(request).await
+        }
     }))
     .await
 }
