@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 
 use phonenumber::metadata::Database;
-use phonenumber::{Mode, PhoneNumber, country};
+use phonenumber::{PhoneNumber, country};
 
 /// The metadata of every territory of country codes 45, 46, 47 and 358, from the crate's own
 /// file (`shared/assets/phone-metadata-nordic.xml` says which). Building it checks the syntax of
@@ -41,22 +41,26 @@ pub fn prepare(region: DefaultRegion) {
     });
 }
 
-/// Parses with the Nordic metadata, and with the crate's full database only for what the
-/// Nordic metadata cannot parse (another country code, or a default region elsewhere). A
-/// number the Nordic metadata parses has one of its country codes, whose metadata is the same in
-/// both, so both give the same answer (`the_nordic_metadata_answers_as_the_full_database_does`).
+/// Parses with the Nordic metadata, and with the crate's full database only for a country
+/// code outside it (or a default region elsewhere). A number the Nordic metadata parses has one
+/// of its country codes, and any other answer it gives comes before or without the metadata of
+/// another code, so both give the same answer
+/// (`the_nordic_metadata_answers_as_the_full_database_does`).
 fn parse(region: DefaultRegion, text: &str) -> Result<(PhoneNumber, &'static Database), ()> {
+    let full = || {
+        phonenumber::parse_with(&phonenumber::metadata::DATABASE, Some(region.0), text)
+            .map(|number| (number, &*phonenumber::metadata::DATABASE))
+            .map_err(|_| ())
+    };
     // The parser unwraps the default region's metadata, so a region outside the Nordic file
     // goes straight to the full database.
-    let nordic = NORDIC_REGIONS
-        .contains(&region.0)
-        .then(|| phonenumber::parse_with(&NORDIC, Some(region.0), text).ok())
-        .flatten();
-    match nordic {
-        Some(number) => Ok((number, &NORDIC)),
-        None => phonenumber::parse_with(&phonenumber::metadata::DATABASE, Some(region.0), text)
-            .map(|number| (number, &*phonenumber::metadata::DATABASE))
-            .map_err(|_| ()),
+    if !NORDIC_REGIONS.contains(&region.0) {
+        return full();
+    }
+    match phonenumber::parse_with(&NORDIC, Some(region.0), text) {
+        Ok(number) => Ok((number, &NORDIC)),
+        Err(phonenumber::ParseError::InvalidCountryCode) => full(),
+        Err(_) => Err(()),
     }
 }
 
@@ -117,7 +121,9 @@ fn normalise_with(
     if !phonenumber::is_valid_with(database, &number) {
         return Err("is not a valid phone number".into());
     }
-    Ok(number.format().mode(Mode::E164).to_string())
+    // E.164 is the country code and the national number, written out here: the crate's
+    // formatter loads its full database whatever database it is given.
+    Ok(format!("+{}{}", number.code().value(), number.national()))
 }
 
 #[cfg(test)]
@@ -134,11 +140,18 @@ mod tests {
 
     /// What `normalise` answered before the Nordic file: the crate's full database alone.
     fn with_the_full_database(raw: &str, region: DefaultRegion) -> Result<String, String> {
-        normalise_with(raw, region, |region, text| {
+        let e164 = normalise_with(raw, region, |region, text| {
             phonenumber::parse(Some(region.0), text)
                 .map(|number| (number, &*phonenumber::metadata::DATABASE))
                 .map_err(|_| ())
-        })
+        })?;
+        // And as the crate's formatter writes it.
+        let number = phonenumber::parse(Some(region.0), &e164).unwrap();
+        assert_eq!(
+            number.format().mode(phonenumber::Mode::E164).to_string(),
+            e164
+        );
+        Ok(e164)
     }
 
     #[test]
