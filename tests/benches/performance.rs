@@ -220,6 +220,8 @@ fn real_event(live: &Live, f: &Function, start: usize) -> String {
 /// received and answered.
 struct WireCall {
     operation: String,
+    /// The request's JSON body (DynamoDB's reads are sent again as they were).
+    body: Value,
     sent: Instant,
     answered: Instant,
 }
@@ -266,6 +268,7 @@ impl CountingProxy {
                 let (mut parts, body) = request.into_parts();
                 let body = body.collect().await.unwrap().to_bytes();
                 let operation = operation_of(&parts.headers, &body);
+                let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
                 let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
                 parts.uri = format!("{moto}{path}").parse().unwrap();
                 let answer = client
@@ -279,6 +282,7 @@ impl CountingProxy {
                 let body = body.collect().await.unwrap().to_bytes();
                 noted.lock().unwrap().push(WireCall {
                     operation,
+                    body: json,
                     sent,
                     answered: Instant::now(),
                 });
@@ -290,30 +294,27 @@ impl CountingProxy {
         Self { url, calls }
     }
 
-    /// The requests seen since the last call, as `FLOOR_REQUESTS` waves: a request sent
-    /// before every request of the current wave was answered was sent with them.
-    fn take_waves(&self) -> String {
+    /// The requests seen since the last call, as the waves of a `FLOOR_REQUESTS_FILE`: a
+    /// request sent before every request of the current wave was answered was sent with them.
+    fn take_waves(&self) -> Value {
         let mut calls = std::mem::take(&mut *self.calls.lock().unwrap());
         calls.sort_by_key(|call| call.sent);
-        let mut waves: Vec<Vec<String>> = Vec::new();
+        let mut waves: Vec<Vec<Value>> = Vec::new();
         let mut wave_answered: Option<Instant> = None;
         for call in calls {
+            let request = json!({"operation": call.operation, "body": call.body});
             match wave_answered {
                 Some(answered) if call.sent < answered => {
-                    waves.last_mut().unwrap().push(call.operation);
+                    waves.last_mut().unwrap().push(request);
                     wave_answered = Some(answered.max(call.answered));
                 }
                 _ => {
-                    waves.push(vec![call.operation]);
+                    waves.push(vec![request]);
                     wave_answered = Some(call.answered);
                 }
             }
         }
-        waves
-            .iter()
-            .map(|wave| wave.join("+"))
-            .collect::<Vec<_>>()
-            .join(";")
+        json!(waves)
     }
 }
 
@@ -375,8 +376,10 @@ struct ColdRow {
     name: &'static str,
     floor_sdk: Vec<f64>,
     unauthenticated: Vec<f64>,
-    /// The AWS requests of the first real answer, as `FLOOR_REQUESTS` waves.
-    requests: String,
+    /// The AWS requests of the first real answer, as `FLOOR_REQUESTS_FILE` waves.
+    requests: Value,
+    /// Where they are written for the matched floor.
+    requests_file: String,
     matched_floor: Vec<f64>,
     real: Vec<f64>,
     rss_cold: Vec<f64>,
@@ -386,7 +389,7 @@ struct ColdRow {
 /// What each function's first real answer sends to AWS, seen through the counting proxy on a
 /// start after an unmeasured one (which leaves what a first start leaves, such as the
 /// organisation's client index).
-async fn first_real_requests(live: &Live, client: &InvokeClient) -> Vec<String> {
+async fn first_real_requests(live: &Live, client: &InvokeClient) -> Vec<Value> {
     let proxy = CountingProxy::start().await;
     let mut requests = Vec::new();
     for f in FUNCTIONS {
@@ -410,17 +413,25 @@ async fn first_real_requests(live: &Live, client: &InvokeClient) -> Vec<String> 
     requests
 }
 
-/// `dynamodb:GetItem;dynamodb:Query+dynamodb:Query` as "1 GetItem, then 2 Query together".
-fn described(waves: &str) -> String {
+/// The waves as "GetItem → (Query + Query together)".
+fn described(waves: &Value) -> String {
+    let operation = |request: &Value| {
+        let name = request["operation"].as_str().unwrap_or_default();
+        name.split_once(':').map_or(name, |(_, o)| o).to_string()
+    };
     waves
-        .split(';')
+        .as_array()
+        .into_iter()
+        .flatten()
         .map(|wave| {
-            let operations: Vec<&str> = wave
-                .split('+')
-                .map(|op| op.split_once(':').map_or(op, |(_, o)| o))
+            let operations: Vec<String> = wave
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(operation)
                 .collect();
             match operations.as_slice() {
-                [one] => one.to_string(),
+                [one] => one.clone(),
                 many => format!("({} together)", many.join(" + ")),
             }
         })
@@ -448,6 +459,12 @@ async fn cold_start(live: &Live) {
             name: f.name,
             floor_sdk: vec![],
             unauthenticated: vec![],
+            requests_file: {
+                let path = root().join(format!("target/tmp/floor-requests-{}.json", f.name));
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, requests.to_string()).unwrap();
+                path.display().to_string()
+            },
             requests,
             matched_floor: vec![],
             real: vec![],
@@ -477,7 +494,7 @@ async fn cold_start(live: &Live) {
             drop(cold);
             let matched = [
                 ("FLOOR_CLIENTS", f.clients),
-                ("FLOOR_REQUESTS", row.requests.as_str()),
+                ("FLOOR_REQUESTS_FILE", row.requests_file.as_str()),
             ];
             let floor =
                 start_and_answer(&client, live, &sdk, f.name, &matched, floor_event()).await;
@@ -511,7 +528,9 @@ async fn cold_start(live: &Live) {
          real request (its sample read with a session, signature or secret; a login or call \
          report of its own each start). Its matched SDK floor creates the same SDK clients \
          and, before answering, makes the AWS requests that answer made, seen on the wire \
-         through a counting proxy, in the same order and with the same concurrency.\n"
+         through a counting proxy, in the same order and with the same concurrency: the same \
+         reads again (same keys, key conditions, filters and limits), and writes of the same \
+         kind to items of its own.\n"
     );
     println!(
         "| function | first real request | AWS requests, in order | matched SDK floor ms | first real answer ms | × matched floor | goal ≤ 1.3× |"

@@ -1,7 +1,7 @@
 //! Cold-start floor with the unavoidable SDK cost: the bare hello-world that first loads
 //! aws-config and creates the AWS clients named in `FLOOR_CLIENTS` (comma-separated: dynamodb,
 //! sns, sqs, secretsmanager, bedrock), as the function it stands beside does. With
-//! `FLOOR_REQUESTS` it also makes, before each answer, the AWS requests its function's first
+//! `FLOOR_REQUESTS_FILE` it also makes, before each answer, the AWS requests its function's first
 //! real answer made (`floors::requests`).
 
 use lambda_http::{Error, Request, service_fn};
@@ -60,7 +60,10 @@ async fn main() -> Result<(), Error> {
             AwsClient::Bedrock(_) => {}
         }
     }
-    let waves = floors::requests::parse(&std::env::var("FLOOR_REQUESTS").unwrap_or_default())?;
+    let waves = match std::env::var_os("FLOOR_REQUESTS_FILE") {
+        Some(path) => floors::requests::parse(&std::fs::read_to_string(path)?)?,
+        None => Vec::new(),
+    };
     requester.check(&waves)?;
     let shared = std::sync::Arc::new((clients, requester, waves));
     lambda_http::run(service_fn(move |request: Request| {
