@@ -568,12 +568,16 @@ async fn cold_start(live: &Live) {
         let ratio = function / floor;
         let met = ratio <= 1.2 && function < 15.0;
         println!(
-            "| {} | {} | {floor:.1} | {function:.1} | {ratio:.2} | {} | {:.1} | {:.1} |",
+            "| {} | {} | {floor:.1} | {function:.1} | {ratio:.2} | {} | {:.1} | {} |",
             row.name,
             f.clients,
             if met { "met" } else { "**not met**" },
             median(&row.rss_cold),
-            row.rss_1000
+            if rss_reads > 0 {
+                format!("{:.1}", row.rss_1000)
+            } else {
+                "not measured".into()
+            }
         );
     }
 }
