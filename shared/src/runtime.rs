@@ -4,6 +4,7 @@
 use axum::Router;
 
 use crate::error::ApiError;
+use crate::store::Narrow;
 
 /// How a function logs, from Lambda's own log controls (the template's `LoggingConfig`) as the
 /// Rust runtime's default subscriber reads them: `AWS_LAMBDA_LOG_FORMAT` (`JSON` or `Text`;
@@ -139,12 +140,13 @@ pub fn finish(router: Router) -> Router {
 
 /// What every function state is built from, in a Lambda (`Platform::from_env`) and in
 /// `local-api` alike: one store offering every capability, one clock, and the settings the
-/// handlers read. Each function's state takes from it the narrow store traits it uses.
-#[derive(Clone)]
-pub struct Services {
-    pub store: std::sync::Arc<dyn crate::store::Store>,
-    /// The access log: the store's own, unless a test puts a failing one in its place.
-    pub access_log: std::sync::Arc<dyn crate::store::AccessLogReader>,
+/// handlers read. Each function's state takes from it the narrow store traits it uses
+/// (`store::Narrow`): a Lambda's `S` is its concrete store, `local-api`'s is `dyn Store`.
+pub struct Services<S: ?Sized = dyn crate::store::Store> {
+    pub store: std::sync::Arc<S>,
+    /// Where the access layer appends its records: the store's own log, unless a test puts a
+    /// failing one in its place.
+    pub access_log: std::sync::Arc<dyn crate::store::AccessLogWriter>,
     pub clock: std::sync::Arc<dyn crate::clock::Clock>,
     pub region: crate::phone::DefaultRegion,
     /// The zone portals' contact windows and calling hours are in.
@@ -152,23 +154,47 @@ pub struct Services {
     pub rules: crate::config::AuthRules,
 }
 
-impl Services {
+impl<S: ?Sized> Clone for Services<S> {
+    fn clone(&self) -> Self {
+        Self {
+            store: self.store.clone(),
+            access_log: self.access_log.clone(),
+            clock: self.clock.clone(),
+            region: self.region,
+            time_zone: self.time_zone.clone(),
+            rules: self.rules.clone(),
+        }
+    }
+}
+
+impl<S: ?Sized> Services<S> {
     /// Services over one store, which also keeps the access log.
     pub fn new(
-        store: std::sync::Arc<dyn crate::store::Store>,
+        store: std::sync::Arc<S>,
         clock: std::sync::Arc<dyn crate::clock::Clock>,
         region: crate::phone::DefaultRegion,
         time_zone: crate::zone::Zone,
         rules: crate::config::AuthRules,
-    ) -> Self {
+    ) -> Self
+    where
+        S: Narrow<dyn crate::store::AccessLogWriter>,
+    {
         Self {
-            access_log: store.clone(),
+            access_log: store.clone().narrow(),
             store,
             clock,
             region,
             time_zone,
             rules,
         }
+    }
+
+    /// The store seen through one capability (`store::Narrow`).
+    pub fn store<T: ?Sized>(&self) -> std::sync::Arc<T>
+    where
+        S: Narrow<T>,
+    {
+        self.store.clone().narrow()
     }
 
     /// The access-log layer of the routes that touch clients' data.
@@ -188,9 +214,12 @@ impl Services {
     }
 
     /// The session check every authenticated route runs.
-    pub fn authenticator(&self) -> crate::auth::Authenticator {
+    pub fn authenticator(&self) -> crate::auth::Authenticator
+    where
+        S: Narrow<dyn crate::store::SessionReader>,
+    {
         crate::auth::Authenticator {
-            sessions: self.store.clone(),
+            sessions: self.store(),
             clock: self.clock.clone(),
             rules: self.rules.clone(),
         }
@@ -201,7 +230,7 @@ impl Services {
 /// services over the DynamoDB store.
 pub struct Platform {
     pub sdk: aws_config::SdkConfig,
-    pub services: Services,
+    pub services: Services<crate::store::dynamo::DynamoStore>,
 }
 
 impl Platform {

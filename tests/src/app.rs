@@ -483,7 +483,7 @@ impl TestApp {
     }
 
     /// The same API with its access log replaced (by one whose writes fail, say).
-    pub fn with_access_log(mut self, log: Arc<dyn shared::store::AccessLogReader>) -> Self {
+    pub fn with_access_log(mut self, log: Arc<dyn shared::store::AccessLogWriter>) -> Self {
         self.api.services.access_log = log;
         self.router = self.api.router();
         self
@@ -500,7 +500,7 @@ impl TestApp {
             let page = self
                 .api
                 .services
-                .access_log
+                .store
                 .portal_log(
                     shared::ids::PortalId(*portal),
                     &shared::store::access_log::LogQuery::default(),

@@ -24,6 +24,7 @@ use shared::store::access_log::{
     AccessRecord, Accessor, Action, LogQuery, Outcome, Page, Review, sort_time,
 };
 use shared::store::{AccessLogReader, ClientStore};
+use shared::store::{Narrow, SessionReader};
 use shared::validate::{self, Validator};
 
 /// The largest page a client may ask for.
@@ -49,10 +50,16 @@ pub struct AccessLogState {
 }
 
 impl AccessLogState {
-    pub fn new(services: &Services) -> Self {
+    pub fn new<S>(services: &Services<S>) -> Self
+    where
+        S: ?Sized
+            + Narrow<dyn AccessLogReader>
+            + Narrow<dyn ClientStore>
+            + Narrow<dyn SessionReader>,
+    {
         Self {
-            log: services.access_log.clone(),
-            clients: services.store.clone(),
+            log: services.store(),
+            clients: services.store(),
             authenticator: services.authenticator(),
             audit: services.audit(),
         }

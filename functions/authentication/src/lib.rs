@@ -20,6 +20,7 @@ use shared::records::Account;
 use shared::runtime::{Platform, Services};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{AuthStore, BoxError, OtpRequest, SendLog, Session, StaffAccount, StoreError};
+use shared::store::{Narrow, SessionReader};
 use utoipa::ToSchema;
 
 #[derive(Clone)]
@@ -34,9 +35,12 @@ pub struct AuthState {
 }
 
 impl AuthState {
-    pub fn new(services: &Services, sms: Arc<dyn SmsSender>, otp_key: Arc<[u8]>) -> Self {
+    pub fn new<S>(services: &Services<S>, sms: Arc<dyn SmsSender>, otp_key: Arc<[u8]>) -> Self
+    where
+        S: ?Sized + Narrow<dyn AuthStore> + Narrow<dyn SessionReader>,
+    {
         Self {
-            store: services.store.clone(),
+            store: services.store(),
             sms,
             authenticator: services.authenticator(),
             region: services.phone_region(),

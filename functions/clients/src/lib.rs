@@ -21,6 +21,7 @@ use shared::records::Client;
 use shared::runtime::Services;
 use shared::store::access_log::Action;
 use shared::store::{ClientChanges, ClientField, ClientPageRequest, ClientStore};
+use shared::store::{Narrow, SessionReader};
 use shared::validate::{self, Validator};
 
 /// The largest page a client may ask for.
@@ -40,9 +41,12 @@ pub struct ClientsState {
 }
 
 impl ClientsState {
-    pub fn new(services: &Services) -> Self {
+    pub fn new<S>(services: &Services<S>) -> Self
+    where
+        S: ?Sized + Narrow<dyn ClientStore> + Narrow<dyn SessionReader>,
+    {
         Self {
-            clients: services.store.clone(),
+            clients: services.store(),
             authenticator: services.authenticator(),
             region: services.phone_region(),
             audit: services.audit(),

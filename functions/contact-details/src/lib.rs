@@ -18,6 +18,7 @@ use shared::phone::{self, DefaultRegion};
 use shared::records::ContactDetail;
 use shared::runtime::Services;
 use shared::store::{ContactDetailChanges, ContactDetailStore};
+use shared::store::{Narrow, SessionReader};
 use shared::validate::{self, Validator, required};
 
 /// The OpenAPI description of this function's routes.
@@ -40,9 +41,12 @@ pub struct ContactDetailsState {
 }
 
 impl ContactDetailsState {
-    pub fn new(services: &Services) -> Self {
+    pub fn new<S>(services: &Services<S>) -> Self
+    where
+        S: ?Sized + Narrow<dyn ContactDetailStore> + Narrow<dyn SessionReader>,
+    {
         Self {
-            contacts: services.store.clone(),
+            contacts: services.store(),
             authenticator: services.authenticator(),
             region: services.phone_region(),
             time_zone: services.time_zone.clone(),

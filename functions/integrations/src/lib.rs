@@ -23,6 +23,7 @@ use shared::ids::{EntryId, PortalId, QuestionnaireId};
 use shared::phone::DefaultRegion;
 use shared::records::{Client, PhoneCall, TranscriptLine};
 use shared::runtime::{Platform, Services};
+use shared::store::Narrow;
 use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
@@ -56,9 +57,12 @@ pub struct IntegrationsState {
 }
 
 impl IntegrationsState {
-    pub fn new(services: &Services, webhook_master: Arc<[u8]>) -> Self {
+    pub fn new<S>(services: &Services<S>, webhook_master: Arc<[u8]>) -> Self
+    where
+        S: ?Sized + Narrow<dyn IngestStore>,
+    {
         Self {
-            store: services.store.clone(),
+            store: services.store(),
             clock: services.clock.clone(),
             webhook_master,
             region: services.phone_region(),

@@ -27,6 +27,7 @@ use shared::runtime::{Platform, Services};
 use shared::store::access_log::Action;
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{FixLookup, OrganisationStore, StoreResult};
+use shared::store::{Narrow, SessionReader};
 use shared::validate::{self, Validator};
 
 use crate::rerank::{BedrockReranker, Reranker};
@@ -91,9 +92,12 @@ pub struct OrganisationsState {
 }
 
 impl OrganisationsState {
-    pub fn new(services: &Services, reranker: Option<Arc<dyn Reranker>>) -> Self {
+    pub fn new<S>(services: &Services<S>, reranker: Option<Arc<dyn Reranker>>) -> Self
+    where
+        S: ?Sized + Narrow<dyn OrganisationStore> + Narrow<dyn SessionReader>,
+    {
         Self {
-            organisations: services.store.clone(),
+            organisations: services.store(),
             authenticator: services.authenticator(),
             clock: services.clock.clone(),
             indexes: Arc::default(),

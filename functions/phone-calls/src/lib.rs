@@ -17,6 +17,7 @@ use shared::records::{ClientRequest, PhoneCall};
 use shared::runtime::Services;
 use shared::store::PhoneCallReader;
 use shared::store::access_log::Action;
+use shared::store::{Narrow, SessionReader};
 
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]
@@ -31,9 +32,12 @@ pub struct PhoneCallsState {
 }
 
 impl PhoneCallsState {
-    pub fn new(services: &Services) -> Self {
+    pub fn new<S>(services: &Services<S>) -> Self
+    where
+        S: ?Sized + Narrow<dyn PhoneCallReader> + Narrow<dyn SessionReader>,
+    {
         Self {
-            calls: services.store.clone(),
+            calls: services.store(),
             authenticator: services.authenticator(),
             audit: services.audit(),
         }

@@ -21,6 +21,7 @@ use shared::runtime::{Platform, Services};
 use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{ImportGuard, Imported, PortalStore};
+use shared::store::{Narrow, SessionReader};
 
 /// The import body limit of DESIGN.md section 3: 1000 ids fit with room to spare.
 pub const IMPORT_BODY_LIMIT: usize = 1024 * 1024;
@@ -51,9 +52,12 @@ pub struct PortalsState {
 }
 
 impl PortalsState {
-    pub fn new(services: &Services, import_master: Arc<[u8]>) -> Self {
+    pub fn new<S>(services: &Services<S>, import_master: Arc<[u8]>) -> Self
+    where
+        S: ?Sized + Narrow<dyn PortalStore> + Narrow<dyn SessionReader>,
+    {
         Self {
-            portals: services.store.clone(),
+            portals: services.store(),
             authenticator: services.authenticator(),
             import_master,
             rules: IMPORT_FAILURES,

@@ -22,6 +22,7 @@ use shared::error::error_chain;
 use shared::notify::{Dialler, DiallerMessage, SqsDialler};
 use shared::records::Timestamp;
 use shared::runtime::{Platform, Services};
+use shared::store::Narrow;
 use shared::store::{CallTargets, Claim, DueEntry, SchedulerStore, StoreError};
 
 /// Entries read, claimed and sent together: their clients and (up to four) questionnaires fit
@@ -171,9 +172,16 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    pub fn new(services: &Services, dialler: Arc<dyn Dialler>, config: SchedulerConfig) -> Self {
+    pub fn new<S>(
+        services: &Services<S>,
+        dialler: Arc<dyn Dialler>,
+        config: SchedulerConfig,
+    ) -> Self
+    where
+        S: ?Sized + Narrow<dyn SchedulerStore>,
+    {
         Self {
-            store: services.store.clone(),
+            store: services.store(),
             dialler,
             clock: services.clock.clone(),
             config,

@@ -23,6 +23,7 @@ use shared::records::{
 use shared::runtime::Services;
 use shared::store::access_log::Action;
 use shared::store::{AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, StartOutcome};
+use shared::store::{Narrow, SessionReader};
 use shared::validate::{self, Validator, required};
 
 const ONLY_ADMINS: &str =
@@ -49,9 +50,12 @@ pub struct QuestionnairesState {
 }
 
 impl QuestionnairesState {
-    pub fn new(services: &Services) -> Self {
+    pub fn new<S>(services: &Services<S>) -> Self
+    where
+        S: ?Sized + Narrow<dyn QuestionnaireStore> + Narrow<dyn SessionReader>,
+    {
         Self {
-            questionnaires: services.store.clone(),
+            questionnaires: services.store(),
             authenticator: services.authenticator(),
             audit: services.audit(),
         }

@@ -1,6 +1,8 @@
 //! Store traits, one per consumer, with a DynamoDB and an in-memory implementation that keep the
 //! same semantics (conditional writes, all-or-nothing transactions, expiry checked on read).
 
+use std::sync::Arc;
+
 pub mod access_log;
 pub mod auth;
 pub mod clients;
@@ -66,6 +68,46 @@ impl<T> Store for T where
         + SeedWriter
 {
 }
+
+/// A store seen through one capability. A Lambda holds its concrete `DynamoStore` and narrows
+/// it to the traits its handlers use, so that the binary links only those traits' methods:
+/// narrowing a `dyn Store` would carry the vtable of every capability, and with it the code of
+/// every function (docs/performance.md, issue 22's sizes). `local-api` and the tests, which
+/// choose their store at run time, narrow a `dyn Store` instead.
+pub trait Narrow<T: ?Sized> {
+    fn narrow(self: Arc<Self>) -> Arc<T>;
+}
+
+macro_rules! narrowing {
+    ($($capability:ident),* $(,)?) => {$(
+        impl<S: $capability> Narrow<dyn $capability> for S {
+            fn narrow(self: Arc<Self>) -> Arc<dyn $capability> {
+                self
+            }
+        }
+        impl Narrow<dyn $capability> for dyn Store {
+            fn narrow(self: Arc<Self>) -> Arc<dyn $capability> {
+                self
+            }
+        }
+    )*};
+}
+
+narrowing!(
+    AccessLogWriter,
+    AccessLogReader,
+    SessionReader,
+    AuthStore,
+    PhoneCallReader,
+    ClientStore,
+    PortalStore,
+    ContactDetailStore,
+    QuestionnaireStore,
+    SchedulerStore,
+    OrganisationStore,
+    IngestStore,
+    SeedWriter,
+);
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
