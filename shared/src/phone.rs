@@ -25,6 +25,33 @@ static NORDIC: LazyLock<Database> = LazyLock::new(|| {
         .expect("the bundled Nordic phone metadata parses")
 });
 
+/// Every other territory: libphonenumber's whole metadata file, exactly as the phonenumber
+/// crate bundles it, gzip-compressed (`shared/assets/README.md`). The crate's own database is
+/// the same file serialised, 545 KB in each binary where this is 140 KB; it is read only on a
+/// process's first number outside the Nordic codes, when checking every territory's patterns
+/// costs far more than the reading (docs/performance.md).
+static FULL: std::sync::OnceLock<Database> = std::sync::OnceLock::new();
+
+fn full_database() -> &'static Database {
+    FULL.get_or_init(|| {
+        let mut xml = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(
+                &include_bytes!("../assets/phone-metadata.xml.gz")[..],
+            ),
+            &mut xml,
+        )
+        .expect("the bundled phone metadata decompresses");
+        Database::parse(xml).expect("the bundled phone metadata parses")
+    })
+}
+
+/// Whether this process has loaded the metadata of every territory: only a number outside the
+/// Nordic codes, or a default region outside them, loads it.
+pub fn full_metadata_loaded() -> bool {
+    FULL.get().is_some()
+}
+
 /// Starts loading the Nordic metadata, and compiling the patterns a Swedish number meets, on a
 /// thread of its own, once per process: a function that reads phone numbers calls it at start,
 /// so that its first request does not wait for about 8 ms of work it can do while the runtime
@@ -42,19 +69,20 @@ pub fn prepare(region: DefaultRegion) {
     });
 }
 
-/// Parses with the Nordic metadata, and with the crate's full database only for a country
+/// Parses with the Nordic metadata, and with the full metadata only for a country
 /// code outside it (or a default region elsewhere). A number the Nordic metadata parses has one
 /// of its country codes, and any other answer it gives comes before or without the metadata of
 /// another code, so both give the same answer
 /// (`the_nordic_metadata_answers_as_the_full_database_does`).
 fn parse(region: DefaultRegion, text: &str) -> Result<(PhoneNumber, &'static Database), ()> {
     let full = || {
-        phonenumber::parse_with(&phonenumber::metadata::DATABASE, Some(region.0), text)
-            .map(|number| (number, &*phonenumber::metadata::DATABASE))
+        let database = full_database();
+        phonenumber::parse_with(database, Some(region.0), text)
+            .map(|number| (number, database))
             .map_err(|_| ())
     };
     // The parser unwraps the default region's metadata, so a region outside the Nordic file
-    // goes straight to the full database.
+    // goes straight to the full metadata.
     if !NORDIC_REGIONS.contains(&region.0) {
         return full();
     }
@@ -165,6 +193,28 @@ mod tests {
         }
         for region in NORDIC_REGIONS {
             assert!(NORDIC.by_id(region.as_ref()).is_some(), "{region:?}");
+        }
+    }
+
+    #[test]
+    fn the_compressed_file_holds_every_territory_the_crates_database_does() {
+        let crate_regions: std::collections::BTreeSet<&str> = phonenumber::metadata::DATABASE
+            .iter()
+            .map(|metadata| metadata.id())
+            .collect();
+        let ours: std::collections::BTreeSet<&str> = full_database()
+            .iter()
+            .map(|metadata| metadata.id())
+            .collect();
+        assert_eq!(ours, crate_regions);
+        assert!(ours.len() > 240, "{}", ours.len());
+        for metadata in phonenumber::metadata::DATABASE.iter() {
+            let code = metadata.country_code();
+            assert_eq!(
+                full_database().region(&code),
+                phonenumber::metadata::DATABASE.region(&code),
+                "+{code}"
+            );
         }
     }
 
