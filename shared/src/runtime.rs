@@ -40,22 +40,31 @@ impl LogSettings {
 }
 
 /// Starts logging as `LogSettings` says; JSON lines carry the `request` span's trace and
-/// Lambda request ids.
+/// Lambda request ids. The filter is `Targets` (`info`, `shared=debug,warn`): `RUST_LOG`'s
+/// per-module directives without `EnvFilter`'s span and field matching, whose regex engine
+/// would cost every binary about 65 KB (docs/performance.md).
 pub fn init_tracing() {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let settings = LogSettings::from_lookup(|name| std::env::var(name).ok());
-    let filter = tracing_subscriber::EnvFilter::try_new(&settings.filter)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let filter: tracing_subscriber::filter::Targets =
+        settings.filter.parse().unwrap_or_else(|_| {
+            tracing_subscriber::filter::Targets::new().with_default(tracing::Level::INFO)
+        });
+    let registry = tracing_subscriber::registry().with(filter);
     if settings.json {
-        builder
-            .json()
-            .with_current_span(true)
-            .with_span_list(false)
-            .without_time()
-            .with_target(false)
+        registry
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .with_current_span(true)
+                    .with_span_list(false)
+                    .without_time()
+                    .with_target(false),
+            )
             .init();
     } else {
-        builder.init();
+        registry.with(tracing_subscriber::fmt::layer()).init();
     }
 }
 
@@ -90,8 +99,43 @@ pub fn https_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
         .build_https()
 }
 
-/// The AWS SDK configuration from the environment (region, credentials, `AWS_ENDPOINT_URL`),
-/// with this project's HTTP client and retry and timeout settings.
+/// The AWS SDK configuration a Lambda builds at start, from what Lambda puts in its
+/// environment: the region (`AWS_REGION`), the execution role's credentials
+/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`) and, for moto and
+/// `sam local`, `AWS_ENDPOINT_URL`; with this project's HTTP client, retries and timeouts.
+///
+/// Not aws-config's default chain (`aws_config`, below, which `local-api` uses): its profile
+/// files, web identity through STS, container and instance metadata never apply on Lambda,
+/// and linking them costs every function about 0.4 MB (docs/performance.md).
+pub fn lambda_sdk_config(
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<aws_config::SdkConfig, crate::config::ConfigError> {
+    let set = |name: &str| lookup(name).filter(|value| !value.trim().is_empty());
+    let region = set("AWS_REGION")
+        .or_else(|| set("AWS_DEFAULT_REGION"))
+        .ok_or(crate::config::ConfigError {
+            name: "AWS_REGION",
+            problem: "is not set (Lambda sets it for every function)".into(),
+        })?;
+    let (retry, timeouts) = sdk_retry_and_timeouts();
+    let mut builder = aws_config::SdkConfig::builder()
+        .behavior_version(aws_config::BehaviorVersion::latest())
+        .region(aws_config::Region::new(region))
+        .credentials_provider(aws_sdk_dynamodb::config::SharedCredentialsProvider::new(
+            aws_config::environment::EnvironmentVariableCredentialsProvider::new(),
+        ))
+        .http_client(https_client())
+        .retry_config(retry)
+        .timeout_config(timeouts);
+    if let Some(endpoint) = set("AWS_ENDPOINT_URL") {
+        builder = builder.endpoint_url(endpoint);
+    }
+    Ok(builder.build())
+}
+
+/// The AWS SDK configuration from aws-config's default chain (profiles included), for
+/// `local-api` on a developer's machine; with this project's HTTP client and retry and timeout
+/// settings.
 pub async fn aws_config() -> aws_config::SdkConfig {
     let (retry, timeouts) = sdk_retry_and_timeouts();
     aws_config::defaults(aws_config::BehaviorVersion::latest())
@@ -236,7 +280,7 @@ pub struct Platform {
 impl Platform {
     pub async fn from_env() -> Result<Self, crate::store::BoxError> {
         let config = crate::config::Config::from_env()?;
-        let sdk = aws_config().await;
+        let sdk = lambda_sdk_config(|name| std::env::var(name).ok())?;
         let store = crate::store::dynamo::DynamoStore::new(
             crate::store::dynamo::client_from(&sdk),
             config.tables,
@@ -336,6 +380,21 @@ mod tests {
         );
     }
 
+    #[test]
+    fn every_filter_the_settings_give_and_rust_logs_directives_parse_as_targets() {
+        use tracing::Level;
+        use tracing_subscriber::filter::Targets;
+        for level in ["trace", "debug", "info", "warn", "error"] {
+            let filter: Targets = level.parse().unwrap();
+            let level: Level = level.parse().unwrap();
+            assert_eq!(filter.default_level(), Some(level.into()));
+        }
+        let filter: Targets = "shared=debug,warn".parse().unwrap();
+        assert!(filter.would_enable("shared::store", &Level::DEBUG));
+        assert!(!filter.would_enable("hyper", &Level::INFO));
+        assert!(filter.would_enable("hyper", &Level::WARN));
+    }
+
     #[tokio::test]
     async fn a_secret_read_that_gets_no_answer_ends_start_up_within_three_seconds() {
         // A listener that never accepts: connections are made, requests never answered.
@@ -364,6 +423,38 @@ mod tests {
                 .starts_with("start-up cannot read the secret OTP_HASH_KEY"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_lambdas_sdk_config_comes_from_lambdas_environment_alone() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| value.to_string())
+            }
+        };
+        let sdk = lambda_sdk_config(env(&[
+            ("AWS_REGION", "eu-north-1"),
+            ("AWS_DEFAULT_REGION", "us-east-1"),
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:5000"),
+        ]))
+        .unwrap();
+        assert_eq!(sdk.region().map(|r| r.as_ref()), Some("eu-north-1"));
+        assert_eq!(sdk.endpoint_url(), Some("http://127.0.0.1:5000"));
+        assert!(sdk.credentials_provider().is_some());
+        assert_eq!(sdk.retry_config().map(|r| r.max_attempts()), Some(3));
+
+        let sdk = lambda_sdk_config(env(&[
+            ("AWS_DEFAULT_REGION", "eu-west-1"),
+            ("AWS_ENDPOINT_URL", " "),
+        ]))
+        .unwrap();
+        assert_eq!(sdk.region().map(|r| r.as_ref()), Some("eu-west-1"));
+        assert_eq!(sdk.endpoint_url(), None);
+
+        let missing = lambda_sdk_config(env(&[])).unwrap_err();
+        assert_eq!(missing.name, "AWS_REGION");
     }
 
     #[test]

@@ -1064,7 +1064,7 @@ async fn scale() {
 }
 
 /// The first phone number a process parses loads the Nordic metadata, the first number
-/// elsewhere the crate's full database; later ones load nothing. Measured first thing, before
+/// elsewhere the full metadata (decompressed and read from XML); later ones load nothing. Measured first thing, before
 /// anything else in this process parses a number or starts `shared::phone::prepare`.
 fn first_phone_parse() -> String {
     let region = shared::phone::DefaultRegion::default();
@@ -1083,8 +1083,8 @@ fn first_phone_parse() -> String {
         "\n## The first phone number in a process\n\nFirst `shared::phone::normalise` of a \
          Swedish number in this process: {nordic:.1} ms (the Nordic metadata: 6 territories' \
          patterns checked, then compiled as the number meets them); the first number of \
-         another country code after it: {elsewhere:.1} ms (the crate's full database, 254 \
-         territories); the next 1,000 Swedish numbers: median {:.1} µs.",
+         another country code after it: {elsewhere:.1} ms (the full metadata, decompressed and \
+         read, 254 territories); the next 1,000 Swedish numbers: median {:.1} µs.",
         median(&later)
     )
 }
