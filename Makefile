@@ -34,9 +34,20 @@ endif
 functions:
 	@echo $(FUNCTIONS)
 
+# How the functions (and the benchmark's floors, scripts/bench.sh) are compiled for Lambda:
+# position-dependent executables. A position-independent one carries a relocation for every
+# pointer in its read-only data, 0.7-0.9 MB per function; without them every function is under
+# 8 MB. The cost: the executable itself is loaded at a fixed address (the heap, the stack and
+# the shared libraries are still randomised). docs/performance.md, "Sizes", has the figures.
+LAMBDA_RUSTFLAGS := -C relocation-model=static
+
+.PHONY: lambda-rustflags
+lambda-rustflags:
+	@echo $(LAMBDA_RUSTFLAGS)
+
 # All functions for Lambda, into target/lambda/<function>/bootstrap.
 lambdas:
-	$(CARGO_LAMBDA) lambda build --release --compiler cargo $(ARCH_FLAG) \
+	RUSTFLAGS="$(LAMBDA_RUSTFLAGS)" $(CARGO_LAMBDA) lambda build --release --compiler cargo $(ARCH_FLAG) \
 	  $(addprefix -p ,$(FUNCTIONS))
 
 # $(call artifact,<crate>): the function's binary for PROFILE, as $(ARTIFACTS_DIR)/bootstrap.

@@ -18,8 +18,10 @@ fi
 
 # The functions exactly as deployed (their own feature resolution), zipped.
 scripts/package.sh
-# The floors in a build of their own, so that they cannot change the functions' features.
-.venv/bin/cargo-lambda lambda build --release --compiler cargo --x86-64 -p floors -p local-api
+# The floors in a build of their own, so that they cannot change the functions' features, and
+# compiled as the functions are (the Makefile's LAMBDA_RUSTFLAGS).
+RUSTFLAGS="$(make --no-print-directory -s lambda-rustflags)" \
+  .venv/bin/cargo-lambda lambda build --release --compiler cargo --x86-64 -p floors -p local-api
 
 {
   echo "# Benchmark run $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD)"
