@@ -554,7 +554,8 @@ async fn cold_start(live: &Live) {
     println!(
         "Median of {starts} starts per binary, round-robin, in the same run. Floors: bare \
          `lambda_http` hello-world {bare_median:.1} ms (peak RSS {:.1} MB); SDK floor = the same \
-         plus aws-config and the function's clients (peak RSS {:.1} MB median).\n",
+         plus the SDK configured as the functions configure it and the function's clients \
+         (peak RSS {:.1} MB median).\n",
         median(&bare_rss),
         median(&sdk_rss)
     );

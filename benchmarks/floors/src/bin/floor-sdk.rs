@@ -1,5 +1,5 @@
-//! Cold-start floor with the unavoidable SDK cost: the bare hello-world that first loads
-//! aws-config and creates the AWS clients named in `FLOOR_CLIENTS` (comma-separated: dynamodb,
+//! Cold-start floor with the unavoidable SDK cost: the bare hello-world that first configures
+//! the SDK as the functions do and creates the AWS clients named in `FLOOR_CLIENTS` (comma-separated: dynamodb,
 //! sns, sqs, secretsmanager, bedrock), as the function it stands beside does. With
 //! `FLOOR_REQUESTS_FILE` it also makes, before each answer, the AWS requests its function's first
 //! real answer made (`floors::requests`).
@@ -18,17 +18,9 @@ enum AwsClient {
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    use aws_smithy_http_client::tls;
-    // The functions' HTTP client (shared::runtime::https_client): the crates carry no default.
-    let https = aws_smithy_http_client::Builder::new()
-        .tls_provider(tls::Provider::Rustls(
-            tls::rustls_provider::CryptoMode::Ring,
-        ))
-        .build_https();
-    let sdk = aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .http_client(https)
-        .load()
-        .await;
+    // Configured as the functions configure the SDK (`shared::runtime::lambda_sdk_config`):
+    // from Lambda's environment, with their HTTP client.
+    let sdk = shared::runtime::lambda_sdk_config(|name| std::env::var(name).ok())?;
     let names = std::env::var("FLOOR_CLIENTS").unwrap_or_default();
     let clients = names
         .split(',')
