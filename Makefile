@@ -36,7 +36,7 @@ functions:
 
 # How the functions (and the benchmark's floors, scripts/bench.sh) are compiled for Lambda:
 # position-dependent executables. A position-independent one carries a relocation for every
-# pointer in its read-only data, 0.7-0.9 MB per function; without them every function is under
+# pointer in its read-only data; without them each function is 0.64-0.70 MB smaller and under
 # 8 MB. The cost: the executable itself is loaded at a fixed address (the heap, the stack and
 # the shared libraries are still randomised). docs/performance.md, "Sizes", has the figures.
 LAMBDA_RUSTFLAGS := -C relocation-model=static

@@ -106,7 +106,7 @@ pub fn https_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
 ///
 /// Not aws-config's default chain (`aws_config`, below, which `local-api` uses): its profile
 /// files, web identity through STS, container and instance metadata never apply on Lambda,
-/// and linking them costs every function about 0.4 MB (docs/performance.md).
+/// and linking them cost every function 0.72 MB (docs/performance.md).
 pub fn lambda_sdk_config(
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Result<aws_config::SdkConfig, crate::config::ConfigError> {

@@ -1,8 +1,8 @@
 //! Cold-start floor with the unavoidable SDK cost: the bare hello-world that first configures
-//! the SDK as the functions do and creates the AWS clients named in `FLOOR_CLIENTS` (comma-separated: dynamodb,
-//! sns, sqs, secretsmanager, bedrock), as the function it stands beside does. With
-//! `FLOOR_REQUESTS_FILE` it also makes, before each answer, the AWS requests its function's first
-//! real answer made (`floors::requests`).
+//! the SDK as the functions do and creates the AWS clients named in `FLOOR_CLIENTS`
+//! (comma-separated: dynamodb, sns, sqs, secretsmanager, bedrock), as the function it stands
+//! beside does. With `FLOOR_REQUESTS_FILE` it also makes, before each answer, the AWS requests
+//! its function's first real answer made (`floors::requests`).
 
 use lambda_http::{Error, Request, service_fn};
 
