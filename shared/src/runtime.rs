@@ -340,12 +340,17 @@ fn init_timeouts() -> aws_config::timeout::TimeoutConfig {
 mod tests {
     use super::*;
 
-    fn settings(vars: &[(&str, &str)]) -> LogSettings {
-        LogSettings::from_lookup(|name| {
+    /// An environment of these variables, as `from_lookup`-style readers take it.
+    fn lookup<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
             vars.iter()
                 .find(|(key, _)| *key == name)
                 .map(|(_, value)| value.to_string())
-        })
+        }
+    }
+
+    fn settings(vars: &[(&str, &str)]) -> LogSettings {
+        LogSettings::from_lookup(lookup(vars))
     }
 
     #[test]
@@ -427,14 +432,7 @@ mod tests {
 
     #[test]
     fn a_lambdas_sdk_config_comes_from_lambdas_environment_alone() {
-        let env = |vars: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                vars.iter()
-                    .find(|(key, _)| *key == name)
-                    .map(|(_, value)| value.to_string())
-            }
-        };
-        let sdk = lambda_sdk_config(env(&[
+        let sdk = lambda_sdk_config(lookup(&[
             ("AWS_REGION", "eu-north-1"),
             ("AWS_DEFAULT_REGION", "us-east-1"),
             ("AWS_ENDPOINT_URL", "http://127.0.0.1:5000"),
@@ -445,7 +443,7 @@ mod tests {
         assert!(sdk.credentials_provider().is_some());
         assert_eq!(sdk.retry_config().map(|r| r.max_attempts()), Some(3));
 
-        let sdk = lambda_sdk_config(env(&[
+        let sdk = lambda_sdk_config(lookup(&[
             ("AWS_DEFAULT_REGION", "eu-west-1"),
             ("AWS_ENDPOINT_URL", " "),
         ]))
@@ -453,7 +451,7 @@ mod tests {
         assert_eq!(sdk.region().map(|r| r.as_ref()), Some("eu-west-1"));
         assert_eq!(sdk.endpoint_url(), None);
 
-        let missing = lambda_sdk_config(env(&[])).unwrap_err();
+        let missing = lambda_sdk_config(lookup(&[])).unwrap_err();
         assert_eq!(missing.name, "AWS_REGION");
     }
 

@@ -1065,8 +1065,9 @@ async fn scale() {
 }
 
 /// The first phone number a process parses loads the Nordic metadata, the first number
-/// elsewhere the full metadata (decompressed and read from XML); later ones load nothing. Measured first thing, before
-/// anything else in this process parses a number or starts `shared::phone::prepare`.
+/// elsewhere the full metadata (decompressed and read from XML); later ones load nothing.
+/// Measured first thing, before anything else in this process parses a number or starts
+/// `shared::phone::prepare`.
 fn first_phone_parse() -> String {
     let region = shared::phone::DefaultRegion::default();
     let timed = |number: &str| {

@@ -96,6 +96,10 @@ fn text(json: &Value, field: &str) -> Option<String> {
     json.get(field).and_then(Value::as_str).map(str::to_string)
 }
 
+fn flag(json: &Value, field: &str) -> Option<bool> {
+    json.get(field).and_then(Value::as_bool)
+}
+
 fn names(json: &Value) -> Option<HashMap<String, String>> {
     json.get("ExpressionAttributeNames")?.as_object().map(|o| {
         o.iter()
@@ -173,7 +177,7 @@ impl Requester {
                     .set_key(Some(attributes(&seen["Key"])?))
                     .set_projection_expression(text(seen, "ProjectionExpression"))
                     .set_expression_attribute_names(names(seen))
-                    .set_consistent_read(seen.get("ConsistentRead").and_then(Value::as_bool))
+                    .set_consistent_read(flag(seen, "ConsistentRead"))
                     .send()
                     .await?;
             }
@@ -186,7 +190,7 @@ impl Requester {
                         .set_keys(Some(keys))
                         .set_projection_expression(text(wanted, "ProjectionExpression"))
                         .set_expression_attribute_names(names(wanted))
-                        .set_consistent_read(wanted.get("ConsistentRead").and_then(Value::as_bool))
+                        .set_consistent_read(flag(wanted, "ConsistentRead"))
                         .build()?;
                     read = read.request_items(table, wanted);
                 }
@@ -207,8 +211,8 @@ impl Requester {
                     .set_expression_attribute_names(names(seen))
                     .set_expression_attribute_values(values)
                     .set_limit(limit.map(|n| n as i32))
-                    .set_scan_index_forward(seen.get("ScanIndexForward").and_then(Value::as_bool))
-                    .set_consistent_read(seen.get("ConsistentRead").and_then(Value::as_bool))
+                    .set_scan_index_forward(flag(seen, "ScanIndexForward"))
+                    .set_consistent_read(flag(seen, "ConsistentRead"))
                     .set_exclusive_start_key(
                         seen.get("ExclusiveStartKey").map(attributes).transpose()?,
                     )

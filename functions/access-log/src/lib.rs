@@ -23,8 +23,7 @@ use shared::runtime::Services;
 use shared::store::access_log::{
     AccessRecord, Accessor, Action, LogQuery, Outcome, Page, Review, sort_time,
 };
-use shared::store::{AccessLogReader, ClientStore};
-use shared::store::{Narrow, SessionReader};
+use shared::store::{AccessLogReader, ClientStore, Narrow, SessionReader};
 use shared::validate::{self, Validator};
 
 /// The largest page a client may ask for.

@@ -19,8 +19,10 @@ use shared::phone::{self, DefaultRegion};
 use shared::records::Account;
 use shared::runtime::{Platform, Services};
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{AuthStore, BoxError, OtpRequest, SendLog, Session, StaffAccount, StoreError};
-use shared::store::{Narrow, SessionReader};
+use shared::store::{
+    AuthStore, BoxError, Narrow, OtpRequest, SendLog, Session, SessionReader, StaffAccount,
+    StoreError,
+};
 use utoipa::ToSchema;
 
 #[derive(Clone)]

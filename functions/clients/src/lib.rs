@@ -20,8 +20,9 @@ use shared::phone::{self, DefaultRegion};
 use shared::records::Client;
 use shared::runtime::Services;
 use shared::store::access_log::Action;
-use shared::store::{ClientChanges, ClientField, ClientPageRequest, ClientStore};
-use shared::store::{Narrow, SessionReader};
+use shared::store::{
+    ClientChanges, ClientField, ClientPageRequest, ClientStore, Narrow, SessionReader,
+};
 use shared::validate::{self, Validator};
 
 /// The largest page a client may ask for.

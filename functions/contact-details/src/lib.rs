@@ -17,8 +17,7 @@ use shared::extract::{Json, JsonResponse, PathId};
 use shared::phone::{self, DefaultRegion};
 use shared::records::ContactDetail;
 use shared::runtime::Services;
-use shared::store::{ContactDetailChanges, ContactDetailStore};
-use shared::store::{Narrow, SessionReader};
+use shared::store::{ContactDetailChanges, ContactDetailStore, Narrow, SessionReader};
 use shared::validate::{self, Validator, required};
 
 /// The OpenAPI description of this function's routes.

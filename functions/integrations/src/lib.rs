@@ -23,12 +23,11 @@ use shared::ids::{EntryId, PortalId, QuestionnaireId};
 use shared::phone::DefaultRegion;
 use shared::records::{Client, PhoneCall, TranscriptLine};
 use shared::runtime::{Platform, Services};
-use shared::store::Narrow;
 use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
-    Conversation, DeliveryState, DueEntry, EntryCompletion, HeldAnalysis, IngestStore, NewCall,
-    NewRequest, OutcomeReport, RecordedAnalysis,
+    Conversation, DeliveryState, DueEntry, EntryCompletion, HeldAnalysis, IngestStore, Narrow,
+    NewCall, NewRequest, OutcomeReport, RecordedAnalysis,
 };
 use shared::webhook::{self, SignatureError};
 

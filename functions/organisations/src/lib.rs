@@ -26,8 +26,7 @@ use shared::records::{PhoneCall, Timestamp};
 use shared::runtime::{Platform, Services};
 use shared::store::access_log::Action;
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{FixLookup, OrganisationStore, StoreResult};
-use shared::store::{Narrow, SessionReader};
+use shared::store::{FixLookup, Narrow, OrganisationStore, SessionReader, StoreResult};
 use shared::validate::{self, Validator};
 
 use crate::rerank::{BedrockReranker, Reranker};

@@ -15,9 +15,8 @@ use shared::extract::{JsonFlavour, JsonResponse, PathId};
 use shared::ids::CallId;
 use shared::records::{ClientRequest, PhoneCall};
 use shared::runtime::Services;
-use shared::store::PhoneCallReader;
 use shared::store::access_log::Action;
-use shared::store::{Narrow, SessionReader};
+use shared::store::{Narrow, PhoneCallReader, SessionReader};
 
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]

@@ -20,8 +20,7 @@ use shared::records::Portal;
 use shared::runtime::{Platform, Services};
 use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{ImportGuard, Imported, PortalStore};
-use shared::store::{Narrow, SessionReader};
+use shared::store::{ImportGuard, Imported, Narrow, PortalStore, SessionReader};
 
 /// The import body limit of DESIGN.md section 3: 1000 ids fit with room to spare.
 pub const IMPORT_BODY_LIMIT: usize = 1024 * 1024;

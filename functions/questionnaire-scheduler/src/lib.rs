@@ -22,8 +22,7 @@ use shared::error::error_chain;
 use shared::notify::{Dialler, DiallerMessage, SqsDialler};
 use shared::records::Timestamp;
 use shared::runtime::{Platform, Services};
-use shared::store::Narrow;
-use shared::store::{CallTargets, Claim, DueEntry, SchedulerStore, StoreError};
+use shared::store::{CallTargets, Claim, DueEntry, Narrow, SchedulerStore, StoreError};
 
 /// Entries read, claimed and sent together: their clients and (up to four) questionnaires fit
 /// one 100-key BatchGetItem; ten SendMessageBatch requests.

@@ -22,8 +22,10 @@ use shared::records::{
 };
 use shared::runtime::Services;
 use shared::store::access_log::Action;
-use shared::store::{AddQuestionOutcome, NewEntry, NewQuestion, QuestionnaireStore, StartOutcome};
-use shared::store::{Narrow, SessionReader};
+use shared::store::{
+    AddQuestionOutcome, Narrow, NewEntry, NewQuestion, QuestionnaireStore, SessionReader,
+    StartOutcome,
+};
 use shared::validate::{self, Validator, required};
 
 const ONLY_ADMINS: &str =
