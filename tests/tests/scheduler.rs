@@ -1,6 +1,7 @@
 //! Questionnaire scheduler scenarios, each on both stores (DynamoDB and SQS on moto): what a
 //! pass sends, back-off, retries, recorded calls, calling hours, concurrent and killed passes,
-//! and what the dialler's `call.failed` reports do to the next try.
+//! what the dialler's `call.failed` reports do to the next try, and the pass's requests (alerts
+//! and their escalation: tests/tests/alerts.rs).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -81,7 +82,8 @@ async fn a_due_entry_is_sent_once_with_what_the_dialler_needs(backend: Backend) 
 
     let report = app.run_scheduler(start_time()).await;
     assert_eq!(counts(&report), [1, 1, 1, 0, 0], "{report}");
-    app.expect_requests(&[("Query", 8), ("BatchGetItem", 1), ("UpdateItem", 2)]);
+    // Eight due-index shards and the alerts' escalation partition.
+    app.expect_requests(&[("Query", 9), ("BatchGetItem", 1), ("UpdateItem", 2)]);
     let delivered = app.delivered_calls().await;
     let id = created["id"].as_i64().unwrap();
     assert_eq!(delivered.len(), 1);
@@ -153,10 +155,11 @@ async fn retries_back_off_by_the_multiplier_and_wait_for_calling_hours(backend: 
     );
     assert_eq!(next_try().await, Value::Null);
 
+    let later = app.run_scheduler(t0 + TimeDelta::days(60)).await;
     assert_eq!(
-        app.run_scheduler(t0 + TimeDelta::days(60)).await["due"],
-        0,
-        "no attempt after the last"
+        (&later["sent"], &later["alertsRaised"]),
+        (&json!(0), &json!(1)),
+        "no attempt after the last; its report never came: {later}"
     );
     let n = created["id"].as_i64().unwrap();
     assert_eq!(
@@ -173,7 +176,7 @@ async fn an_entry_out_of_retries_is_closed_and_the_client_can_be_started_again(b
     let report = app.run_scheduler(start_time()).await;
     assert_eq!(counts(&report), [1, 1, 1, 0, 1]);
     app.expect_requests(&[
-        ("Query", 8),
+        ("Query", 9),
         ("BatchGetItem", 1),
         ("UpdateItem", 1),
         ("TransactWriteItems", 1),
@@ -182,9 +185,11 @@ async fn an_entry_out_of_retries_is_closed_and_the_client_can_be_started_again(b
         entry(&app, &token, &first["id"]).await["nextTryAt"],
         Value::Null
     );
+    let later = app.run_scheduler(start_time() + TimeDelta::days(30)).await;
     assert_eq!(
-        app.run_scheduler(start_time() + TimeDelta::days(30)).await["due"],
-        0
+        (&later["sent"], &later["alertsRaised"]),
+        (&json!(0), &json!(1)),
+        "no attempt after the last; its report never came: {later}"
     );
 
     let second = start_for_gunnel(&app, &token, start_time() + TimeDelta::days(1), 1).await;
@@ -299,7 +304,9 @@ async fn only_reachable_clients_without_a_recorded_call_are_called(backend: Back
     assert_eq!(called, HashSet::from([41, 42]));
 }
 
-async fn nothing_is_read_or_sent_outside_calling_hours(backend: Backend) {
+async fn no_entry_is_read_or_called_outside_calling_hours_only_alerts_are_looked_at(
+    backend: Backend,
+) {
     let app = spawn_quiet(backend).await;
     let token = app.login(KARIN).await;
     // 06:00 in Stockholm.
@@ -309,7 +316,7 @@ async fn nothing_is_read_or_sent_outside_calling_hours(backend: Backend) {
     let report = app.run_scheduler(early).await;
     assert_eq!(report["withinCallingHours"], false);
     assert_eq!(counts(&report), [0, 0, 0, 0, 0]);
-    app.expect_requests(&[]);
+    app.expect_requests(&[("Query", 1)]);
     // 19:00 local is closed too; 09:00 local opens.
     assert_eq!(
         app.run_scheduler(at("2026-11-20T18:00:00Z")).await["withinCallingHours"],
@@ -670,7 +677,7 @@ on_both_stores!(
     retries_back_off_by_the_multiplier_and_wait_for_calling_hours,
     an_entry_out_of_retries_is_closed_and_the_client_can_be_started_again,
     only_reachable_clients_without_a_recorded_call_are_called,
-    nothing_is_read_or_sent_outside_calling_hours,
+    no_entry_is_read_or_called_outside_calling_hours_only_alerts_are_looked_at,
     two_concurrent_passes_send_each_attempt_once,
     a_pass_killed_after_claiming_is_completed_by_the_next_with_the_same_id,
     the_pass_time_must_be_a_timestamp,

@@ -151,6 +151,7 @@ impl LocalApi {
         Scheduler::new(
             &self.services,
             self.dialler.clone(),
+            Arc::new(self.outbox.clone()),
             self.scheduler_config.clone(),
         )
     }

@@ -7,6 +7,7 @@
 //! pending; once the lease runs out the next pass sends the same attempt again with the same
 //! deduplication id, so no attempt is lost and the FIFO queue drops a second copy.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,12 +18,19 @@ use serde::Serialize;
 use shared::clock::Clock;
 use shared::config::ConfigError;
 use shared::contact_window::{Window, parse_time};
-use shared::domain::Schedule;
+use shared::domain::{
+    Alert, AlertReason, AttemptOutcome, CallOutcome, Delivery, EscalationState, FAILED_SEND_RETRY,
+    Notification, REPORT_WAIT, Schedule, next_step,
+};
 use shared::error::error_chain;
-use shared::notify::{Dialler, DiallerMessage, SqsDialler};
-use shared::records::Timestamp;
+use shared::ids::PortalId;
+use shared::notify::{Dialler, DiallerMessage, SmsSender, SnsSms, SqsDialler};
+use shared::records::{ContactDetail, Timestamp};
 use shared::runtime::{Platform, Services};
-use shared::store::{CallTargets, Claim, DueEntry, Narrow, SchedulerStore, StoreError};
+use shared::store::{
+    CallTargets, Claim, DueEntry, EscalationStore, Narrow, SchedulerStore, StoreError, StoreResult,
+    StoredAlert,
+};
 
 /// Entries read, claimed and sent together: their clients and (up to four) questionnaires fit
 /// one 100-key BatchGetItem; ten SendMessageBatch requests.
@@ -31,6 +39,8 @@ const CHUNK: usize = 96;
 /// requests at a time.
 const CHUNKS_IN_FLIGHT: usize = 4;
 const WRITES_IN_FLIGHT: usize = 16;
+/// The most alerts one pass steps; the rest wait for the next pass.
+const MAX_ALERTS: usize = 5_000;
 /// The longest wait between two attempts, whatever the back-off says.
 const MAX_RETRY_DELAY: TimeDelta = TimeDelta::days(3650);
 
@@ -46,6 +56,9 @@ pub struct SchedulerConfig {
     pub max_entries: usize,
     /// Time kept free at the end of an invocation: no chunk is started after it.
     pub deadline_margin: Duration,
+    /// How long an alert's contact has to acknowledge it before the next one is messaged
+    /// (`ESCALATION_DELAY_MINUTES`).
+    pub escalation_delay: TimeDelta,
 }
 
 impl SchedulerConfig {
@@ -60,6 +73,7 @@ impl SchedulerConfig {
             lease: TimeDelta::seconds(60),
             max_entries: 50_000,
             deadline_margin: Duration::from_secs(20),
+            escalation_delay: TimeDelta::minutes(30),
         }
     }
 
@@ -74,6 +88,18 @@ impl SchedulerConfig {
                 name: "CALLING_HOURS",
                 problem,
             })?;
+        }
+        if let Some(minutes) = lookup("ESCALATION_DELAY_MINUTES").filter(|v| !v.trim().is_empty()) {
+            config.escalation_delay = minutes
+                .trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|minutes| (1..=1440).contains(minutes))
+                .map(TimeDelta::minutes)
+                .ok_or(ConfigError {
+                    name: "ESCALATION_DELAY_MINUTES",
+                    problem: format!("{minutes:?} is not a number of minutes from 1 to 1440"),
+                })?;
         }
         Ok(config)
     }
@@ -132,6 +158,13 @@ pub struct PassReport {
     pub failed: usize,
     /// Due entries left for the next pass because the invocation's time ran short.
     pub deferred: usize,
+    /// Entries whose last attempt went unreported for `REPORT_WAIT`, ended as exhausted with
+    /// an alert.
+    pub alerts_raised: usize,
+    /// Escalation steps taken on due alerts, and the messages they sent or failed to send.
+    pub alert_steps: usize,
+    pub notifications_sent: usize,
+    pub notifications_failed: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dispatched: Vec<DiallerMessage>,
 }
@@ -144,14 +177,25 @@ impl PassReport {
         self.closed += chunk.closed;
         self.failed += chunk.failed;
         self.deferred += chunk.deferred;
+        self.alerts_raised += chunk.alerts_raised;
         self.dispatched.extend(chunk.dispatched);
     }
+}
+
+/// What one alert's step did.
+#[derive(Default)]
+struct StepReport {
+    taken: bool,
+    sent: usize,
+    failed: usize,
 }
 
 /// What is to be done with one due entry of a chunk, decided from what was read.
 enum Plan {
     Call(Claim, DiallerMessage),
     Close,
+    /// Closed after its last attempt and waited long enough for that attempt's report.
+    Conclude(Option<Alert>),
     Skip(&'static str),
 }
 
@@ -159,13 +203,16 @@ enum Plan {
 enum Outcome {
     Claimed(Claim, DiallerMessage),
     Closed,
+    Concluded { alert: bool },
     Skipped(&'static str),
 }
 
 #[derive(Clone)]
 pub struct Scheduler {
     pub store: Arc<dyn SchedulerStore>,
+    pub alerts: Arc<dyn EscalationStore>,
     pub dialler: Arc<dyn Dialler>,
+    pub sms: Arc<dyn SmsSender>,
     pub clock: Arc<dyn Clock>,
     pub config: SchedulerConfig,
 }
@@ -174,20 +221,24 @@ impl Scheduler {
     pub fn new<S>(
         services: &Services<S>,
         dialler: Arc<dyn Dialler>,
+        sms: Arc<dyn SmsSender>,
         config: SchedulerConfig,
     ) -> Self
     where
-        S: ?Sized + Narrow<dyn SchedulerStore>,
+        S: ?Sized + Narrow<dyn SchedulerStore> + Narrow<dyn EscalationStore>,
     {
         Self {
             store: services.store(),
+            alerts: services.store(),
             dialler,
+            sms,
             clock: services.clock.clone(),
             config,
         }
     }
 
-    /// The scheduler on Lambda: attempts go to the SQS queue `DIALLER_QUEUE_URL`.
+    /// The scheduler on Lambda: attempts go to the SQS queue `DIALLER_QUEUE_URL`, alerts' SMS
+    /// through SNS.
     pub fn for_lambda(platform: &Platform) -> Result<Self, ConfigError> {
         let lookup = |name: &str| std::env::var(name).ok();
         let queue_url = lookup("DIALLER_QUEUE_URL")
@@ -197,8 +248,14 @@ impl Scheduler {
                 problem: "is not set".into(),
             })?;
         let dialler = SqsDialler::new(aws_sdk_sqs::Client::new(&platform.sdk), queue_url);
+        let sms = SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk));
         let config = SchedulerConfig::from_lookup(platform.services.time_zone.clone(), lookup)?;
-        Ok(Self::new(&platform.services, Arc::new(dialler), config))
+        Ok(Self::new(
+            &platform.services,
+            Arc::new(dialler),
+            Arc::new(sms),
+            config,
+        ))
     }
 
     /// One scheduled invocation. Failed attempts make the invocation fail, so that Lambda's
@@ -228,8 +285,9 @@ impl Scheduler {
         Ok(report)
     }
 
-    /// One pass at `now`: nothing outside calling hours; otherwise every due entry is called,
-    /// skipped or closed, in chunks, until `deadline`.
+    /// One pass at `now`: outside calling hours no entry is touched; inside them every due
+    /// entry is called, skipped or closed, in chunks, until `deadline`. Then, at any hour, every
+    /// due alert takes its next escalation step.
     pub async fn run_pass(
         &self,
         now: Timestamp,
@@ -257,6 +315,7 @@ impl Scheduler {
                 report.add(chunk);
             }
         }
+        self.escalate(now, &mut report).await?;
         tracing::info!(
             at = %now,
             within_calling_hours = report.within_calling_hours,
@@ -267,9 +326,122 @@ impl Scheduler {
             closed = report.closed,
             failed = report.failed,
             deferred = report.deferred,
+            alerts_raised = report.alerts_raised,
+            alert_steps = report.alert_steps,
+            notifications_sent = report.notifications_sent,
+            notifications_failed = report.notifications_failed,
             "scheduler pass"
         );
         Ok(report)
+    }
+
+    /// Every open alert whose step is due takes it: the step is written first, conditional on
+    /// the alert's version (so a concurrent pass or an acknowledgement wins and this pass sends
+    /// nothing), and then its messages are sent. A message SNS refuses is written back as
+    /// failed, and that contact is tried again `FAILED_SEND_RETRY` later.
+    async fn escalate(&self, now: Timestamp, report: &mut PassReport) -> Result<(), StoreError> {
+        let due = self.alerts.due_alerts(now, MAX_ALERTS).await?;
+        if due.is_empty() {
+            return Ok(());
+        }
+        let portals: std::collections::BTreeSet<i32> =
+            due.iter().map(|stored| stored.alert.portal_id).collect();
+        let contacts =
+            futures::future::try_join_all(portals.into_iter().map(|portal| async move {
+                let contacts = self.alerts.escalation_contacts(PortalId(portal)).await?;
+                StoreResult::Ok((portal, contacts))
+            }))
+            .await?;
+        let contacts: HashMap<i32, Vec<ContactDetail>> = contacts.into_iter().collect();
+        let steps: Vec<_> = due
+            .iter()
+            .map(|stored| {
+                let portal_contacts = contacts
+                    .get(&stored.alert.portal_id)
+                    .map_or(&[][..], Vec::as_slice);
+                self.step(stored, portal_contacts, now)
+            })
+            .collect();
+        let results: Vec<Result<StepReport, StoreError>> = futures::stream::iter(steps)
+            .buffer_unordered(WRITES_IN_FLIGHT)
+            .collect()
+            .await;
+        for result in results {
+            match result {
+                Ok(step) => {
+                    report.alert_steps += usize::from(step.taken);
+                    report.notifications_sent += step.sent;
+                    report.notifications_failed += step.failed;
+                }
+                Err(error) => {
+                    tracing::warn!(error = %error_chain(&error), "alert step failed");
+                    report.failed += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn step(
+        &self,
+        stored: &StoredAlert,
+        contacts: &[ContactDetail],
+        now: Timestamp,
+    ) -> Result<StepReport, StoreError> {
+        let read = &stored.alert;
+        let step = next_step(
+            read,
+            contacts,
+            now,
+            &self.config.time_zone,
+            self.config.escalation_delay,
+        );
+        let mut next = read.clone();
+        next.escalation = step.escalation;
+        next.next_step_at = step.next_step_at;
+        let first = next.notifications.len();
+        next.notifications
+            .extend(step.notify.iter().map(|contact| Notification {
+                contact_detail_id: contact.id,
+                name: contact.name.clone().unwrap_or_default(),
+                round: step.round,
+                at: now,
+                delivery: Delivery::Sent,
+            }));
+        if !self.alerts.step_alert(stored.version, &next).await? {
+            tracing::debug!(
+                alert = read.id,
+                "another pass or an acknowledgement came first"
+            );
+            return Ok(StepReport::default());
+        }
+        let client_name = stored
+            .client_name
+            .clone()
+            .unwrap_or_else(|| format!("Client {}", read.client_id));
+        let message = read.message(&client_name);
+        let mut failed = 0;
+        for (index, contact) in step.notify.iter().enumerate() {
+            let number = contact.contact_number.as_deref().unwrap_or_default();
+            if let Err(error) = self.sms.send_sms(number, &message).await {
+                tracing::warn!(alert = read.id, contact = contact.id, %error, "alert SMS refused");
+                next.notifications[first + index].delivery = Delivery::Failed;
+                failed += 1;
+            }
+        }
+        if failed > 0 {
+            let retry = now + FAILED_SEND_RETRY;
+            next.next_step_at = Some(next.next_step_at.map_or(retry, |at| at.min(retry)));
+            if next.escalation == EscalationState::AllNotified {
+                next.escalation = EscalationState::Notifying;
+            }
+            self.alerts.step_alert(stored.version + 1, &next).await?;
+        }
+        Ok(StepReport {
+            taken: true,
+            sent: step.notify.len() - failed,
+            failed,
+        })
     }
 
     async fn run_chunk(
@@ -315,6 +487,19 @@ impl Scheduler {
                             Outcome::Skipped("it changed while being closed")
                         }
                     }
+                    Plan::Conclude(alert) => {
+                        if self
+                            .store
+                            .conclude_last_attempt(due, alert.as_ref())
+                            .await?
+                        {
+                            Outcome::Concluded {
+                                alert: alert.is_some(),
+                            }
+                        } else {
+                            Outcome::Skipped("its last attempt was reported meanwhile")
+                        }
+                    }
                     Plan::Skip(why) => Outcome::Skipped(why),
                 })
             })
@@ -328,6 +513,7 @@ impl Scheduler {
             match outcome {
                 Ok(Outcome::Claimed(claim, message)) => claimed.push((due, claim, message)),
                 Ok(Outcome::Closed) => report.closed += 1,
+                Ok(Outcome::Concluded { alert }) => report.alerts_raised += usize::from(alert),
                 Ok(Outcome::Skipped(why)) => {
                     tracing::debug!(entry = due.entry.id, why, "skipped");
                     report.skipped += 1;
@@ -379,6 +565,9 @@ impl Scheduler {
     }
 
     fn plan(&self, due: &DueEntry, targets: &CallTargets, now: Timestamp) -> Plan {
+        if !due.is_open() {
+            return Plan::Conclude(unreported_alert(due, now));
+        }
         // An entry whose client (deleted, or moved out of the portal) or questionnaire is gone
         // is never called again.
         let client = targets
@@ -422,6 +611,31 @@ impl Scheduler {
         };
         Plan::Call(claim, message)
     }
+}
+
+/// The alert of an entry whose last attempt went unreported, unless a call or a report
+/// reached the entry: the attempt counts as reaching nobody.
+fn unreported_alert(due: &DueEntry, now: Timestamp) -> Option<Alert> {
+    if due.entry.phone_call_id.is_some() || due.ended.is_some() {
+        return None;
+    }
+    let mut attempts = due.outcomes.clone();
+    attempts.push(AttemptOutcome {
+        attempt: due.schedule.attempts,
+        outcome: CallOutcome::Failed,
+        at: now,
+        detail: Some(format!(
+            "no report of the attempt within {} hours; counted as reaching nobody",
+            REPORT_WAIT.num_hours()
+        )),
+    });
+    Some(Alert::raised(
+        &due.entry,
+        due.portal_id.get(),
+        AlertReason::Exhausted,
+        attempts,
+        now,
+    ))
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
 //! The questionnaire endpoints: the system-wide definitions, one questionnaire with the entries
-//! and answers of the caller's portal, inserting a question, and starting it for clients.
+//! and answers of the caller's portal, inserting a question, starting it for clients, and the
+//! alerts raised by entries that ended without reaching their client.
+
+pub mod alerts;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -23,8 +26,8 @@ use shared::records::{
 use shared::runtime::Services;
 use shared::store::access_log::Action;
 use shared::store::{
-    AddQuestionOutcome, Narrow, NewEntry, NewQuestion, QuestionnaireStore, SessionReader,
-    StartOutcome,
+    AddQuestionOutcome, AlertStore, Narrow, NewEntry, NewQuestion, QuestionnaireStore,
+    SessionReader, StartOutcome,
 };
 use shared::validate::{self, Validator, required};
 
@@ -40,13 +43,17 @@ pub const MAX_START_ENTRIES: usize = shared::store::limits::TRANSACTION_LIMIT;
     list_questionnaires,
     get_questionnaire,
     add_question,
-    start_for_clients
+    start_for_clients,
+    alerts::list_alerts,
+    alerts::get_alert,
+    alerts::acknowledge_alert
 ))]
 pub struct ApiDoc;
 
 #[derive(Clone)]
 pub struct QuestionnairesState {
     pub questionnaires: Arc<dyn QuestionnaireStore>,
+    pub alerts: Arc<dyn AlertStore>,
     pub authenticator: Authenticator,
     pub audit: AuditLog,
 }
@@ -54,10 +61,14 @@ pub struct QuestionnairesState {
 impl QuestionnairesState {
     pub fn new<S>(services: &Services<S>) -> Self
     where
-        S: ?Sized + Narrow<dyn QuestionnaireStore> + Narrow<dyn SessionReader>,
+        S: ?Sized
+            + Narrow<dyn QuestionnaireStore>
+            + Narrow<dyn AlertStore>
+            + Narrow<dyn SessionReader>,
     {
         Self {
             questionnaires: services.store(),
+            alerts: services.store(),
             authenticator: services.authenticator(),
             audit: services.audit(),
         }
@@ -84,7 +95,10 @@ pub fn routes(state: QuestionnairesState) -> Router {
         .route(
             "/questionnaires/{id}/start-for-clients",
             post(start_for_clients),
-        );
+        )
+        .route("/alerts", get(alerts::list_alerts))
+        .route("/alerts/{id}", get(alerts::get_alert))
+        .route("/alerts/{id}/acknowledge", post(alerts::acknowledge_alert));
     shared::audit::logged(client_data, audit)
         .route("/questionnaires", get(list_questionnaires))
         .route("/questionnaires/{id}/questions", post(add_question))

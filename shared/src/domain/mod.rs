@@ -1,6 +1,7 @@
 //! Domain rules both stores and the handlers share: call statistics, retry schedules and call
-//! outcomes, question positions and the order of a call thread.
+//! outcomes and the alerts they raise, question positions and the order of a call thread.
 
+mod alert;
 mod budget;
 mod call_stats;
 mod outcome;
@@ -8,6 +9,10 @@ mod questions;
 mod schedule;
 mod thread;
 
+pub use alert::{
+    Alert, AlertReason, AlertStatus, Delivery, EscalationState, FAILED_SEND_RETRY,
+    NO_CONTACT_RECHECK, Notification, REPORT_WAIT, Round, Step, next_step,
+};
 pub use budget::{SourcedBudget, SourcedEvent};
 pub use call_stats::{CallStats, CountedCall, RECENT_CALL_WINDOW};
 pub use outcome::{

@@ -23,13 +23,13 @@ pub enum CallOutcome {
 }
 
 /// An attempt's outcome as the entry keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AttemptOutcome {
     pub attempt: i32,
     pub outcome: CallOutcome,
     /// When the attempt was placed (`startDate` of the report).
-    pub at: Timestamp,
+    pub at: chrono::DateTime<chrono::Utc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 pub mod access_log;
+pub mod alerts;
 pub mod auth;
 pub mod clients;
 pub mod contact_details;
@@ -21,6 +22,7 @@ pub mod schema;
 pub mod seed;
 
 pub use access_log::{AccessLogReader, AccessLogWriter};
+pub use alerts::{AlertPage, AlertStore, EscalationStore, StoredAlert};
 pub use auth::{AuthStore, OtpRequest, SendLog, Session, SessionReader, StaffAccount};
 pub use clients::{ClientChanges, ClientField, ClientPage, ClientPageRequest, ClientStore};
 pub use contact_details::{ContactDetailChanges, ContactDetailStore};
@@ -41,6 +43,8 @@ pub use seed::SeedWriter;
 /// function takes the narrow traits it uses.
 pub trait Store:
     AccessLogReader
+    + AlertStore
+    + EscalationStore
     + AuthStore
     + PhoneCallReader
     + ClientStore
@@ -56,6 +60,8 @@ pub trait Store:
 
 impl<T> Store for T where
     T: AccessLogReader
+        + AlertStore
+        + EscalationStore
         + AuthStore
         + PhoneCallReader
         + ClientStore
@@ -96,6 +102,8 @@ macro_rules! narrowing {
 narrowing!(
     AccessLogWriter,
     AccessLogReader,
+    AlertStore,
+    EscalationStore,
     SessionReader,
     AuthStore,
     PhoneCallReader,

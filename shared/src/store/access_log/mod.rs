@@ -82,6 +82,15 @@ pub enum Action {
     /// `POST /questionnaires/{id}/start-for-clients`.
     #[serde(rename = "questionnaire.start")]
     StartQuestionnaire,
+    /// `GET /alerts`: the clients of the alerts listed.
+    #[serde(rename = "alerts.list")]
+    ListAlerts,
+    /// `GET /alerts/{id}`.
+    #[serde(rename = "alert.read")]
+    ReadAlert,
+    /// `POST /alerts/{id}/acknowledge`.
+    #[serde(rename = "alert.acknowledge")]
+    AcknowledgeAlert,
     /// `POST /portals/import-clients`: each client created or found.
     #[serde(rename = "clients.import")]
     ImportClients,

@@ -114,3 +114,10 @@ pub fn otp(phone: &str, request_id: &str) -> String {
 pub fn otp_sends(phone: &str) -> String {
     format!("OTPSENDS#{phone}")
 }
+/// A portal's alert, by the id of the entry that raised it.
+pub fn alert(id: i32) -> String {
+    format!("ALERT#{}", padded(id))
+}
+/// The `gsi1` partition of open alerts waiting for their next escalation step; alerts are few
+/// (one per entry that reached nobody), so one partition holds them.
+pub const ESCALATION: &str = "ESCALATION";

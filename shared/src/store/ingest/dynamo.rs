@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::types::{Delete, Put, TransactWriteItem};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{AttemptOutcome, CountedCall, Effect};
+use crate::domain::{Alert, AlertReason, AttemptOutcome, CountedCall, Effect};
 use crate::fixture::counters;
 use crate::records::{Client, Question, QuestionnaireClientEntry};
 use crate::store::clients::dynamo::CALL_STATS;
@@ -447,25 +447,28 @@ impl DynamoStore {
             let mut update =
                 String::from("SET #outcomes = list_append(if_not_exists(#outcomes, :empty), :new)");
             let mut condition = String::from("#id = :id");
-            // Ending a closed entry happens once, and never to one a call reached.
+            // Ending a closed entry happens once, and never to one a call reached; it leaves
+            // the due index, where it waited for this report.
             if let Effect::End(end) = effect {
                 expression
                     .name("#ended", ENDED)
                     .name("#call", "phoneCallId")
                     .value(":ended", encode(&end)?)
                     .value(":null", s("NULL"));
-                update.push_str(", #ended = :ended");
+                update.push_str(", #ended = :ended REMOVE gsi1pk, gsi1sk");
                 condition.push_str(
                     " AND attribute_not_exists(#ended) \
                      AND (attribute_not_exists(#call) OR attribute_type(#call, :null))",
                 );
             }
-            return Ok(vec![self.data_update(
+            let mut writes = vec![self.data_update(
                 key(pk, Some(&keys::closed_entry(due.entry.id))),
                 &update,
                 &condition,
                 expression,
-            )?]);
+            )?];
+            writes.extend(self.alert_of_end(due, outcome, effect)?);
+            return Ok(writes);
         }
         let condition = entry_as_read(due, &mut expression)?;
         let end = match effect {
@@ -504,9 +507,37 @@ impl DynamoStore {
             &outcomes,
             Some(end),
         )?;
-        Ok(vec![
+        let mut writes = vec![
             self.data_delete(open_entry_key(due), condition, expression)?,
             self.data_put(item, None)?,
-        ])
+        ];
+        writes.extend(self.alert_of_end(due, outcome, effect)?);
+        Ok(writes)
+    }
+
+    /// The alert an entry's end raises, if the end calls for one.
+    fn alert_of_end(
+        &self,
+        due: &DueEntry,
+        outcome: &AttemptOutcome,
+        effect: Effect,
+    ) -> StoreResult<Option<TransactWriteItem>> {
+        let Effect::End(end) = effect else {
+            return Ok(None);
+        };
+        AlertReason::of(end)
+            .map(|reason| {
+                let mut attempts = due.outcomes.clone();
+                attempts.push(outcome.clone());
+                let alert = Alert::raised(
+                    &due.entry,
+                    due.portal_id.get(),
+                    reason,
+                    attempts,
+                    outcome.at,
+                );
+                self.alert_raise(&alert)
+            })
+            .transpose()
     }
 }

@@ -4,7 +4,6 @@ use crate::ids::CallId;
 use crate::ids::{EntryId, PortalId, QuestionnaireId};
 use async_trait::async_trait;
 
-use crate::domain::Effect;
 use crate::fixture::counters;
 use crate::records::{Client, Question};
 use crate::store::memory::{MemoryStore, StoredEntry};
@@ -131,16 +130,11 @@ impl IngestStore for MemoryStore {
             .insert((portal_id, new.event_id.clone()), uuid);
         state.held_analyses.remove(&conversation_key);
         if let Some(completion) = &new.completion {
-            if let Some(stored) = state.entries.get_mut(&completion.entry.entry.id) {
-                match &completion.not_a_contact {
-                    Some(outcome) => {
-                        if let Effect::End(end) = completion.entry.effect_of(outcome) {
-                            stored.close();
-                            stored.ended = Some(end);
-                        }
-                        stored.outcomes.push(outcome.clone());
-                    }
-                    None => {
+            let due = &completion.entry;
+            match &completion.not_a_contact {
+                Some(outcome) => state.apply_outcome(due, outcome, due.effect_of(outcome)),
+                None => {
+                    if let Some(stored) = state.entries.get_mut(&due.entry.id) {
                         stored.entry.phone_call_id = Some(call_id);
                         stored.close();
                     }
@@ -199,20 +193,14 @@ impl IngestStore for MemoryStore {
             return Err(StoreError::ConditionFailed);
         }
         if let Some(due) = &report.entry {
-            let stored = state
+            if !state
                 .entries
-                .get_mut(&due.entry.id)
-                .filter(|stored| stored.due_entry() == *due)
-                .ok_or(StoreError::ConditionFailed)?;
-            stored.outcomes.push(report.outcome.clone());
-            match report.effect {
-                Effect::Record => {}
-                Effect::RetryAt(next) => stored.entry.next_try_at = Some(next),
-                Effect::End(end) => {
-                    stored.close();
-                    stored.ended = Some(end);
-                }
+                .get(&due.entry.id)
+                .is_some_and(|stored| stored.due_entry() == *due)
+            {
+                return Err(StoreError::ConditionFailed);
             }
+            state.apply_outcome(due, &report.outcome, report.effect);
         }
         state
             .receipts

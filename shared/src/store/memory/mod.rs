@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Debug;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::domain::{AttemptOutcome, CallStats, EntryEnd, Schedule, entry_is_open};
+use crate::domain::{
+    Alert, AlertReason, AttemptOutcome, CallStats, Effect, EntryEnd, Schedule, entry_is_open,
+};
 use crate::records::{
     Account, Answer, Client, ClientRequest, ContactDetail, PhoneCall, Portal,
     QuestionnaireClientEntry, QuestionnaireDetail, Timestamp, TranscriptLine,
@@ -27,6 +29,8 @@ pub(crate) struct StoredEntry {
     pub(crate) pending: Option<PendingAttempt>,
     pub(crate) outcomes: Vec<AttemptOutcome>,
     pub(crate) ended: Option<EntryEnd>,
+    /// After its last attempt: when the scheduler stops waiting for that attempt's report.
+    pub(crate) report_due: Option<Timestamp>,
 }
 
 #[derive(Default)]
@@ -58,6 +62,8 @@ pub(crate) struct State {
     /// The access log: records and reviews by id (ids sort by time).
     pub(crate) access_records: BTreeMap<String, crate::store::access_log::AccessRecord>,
     pub(crate) reviews: BTreeMap<String, crate::store::access_log::Review>,
+    /// Alerts by id, with their versions.
+    pub(crate) alerts: BTreeMap<i32, (crate::domain::Alert, u64)>,
 }
 
 impl State {
@@ -97,6 +103,39 @@ impl State {
     /// Who questionnaire `id` belongs to.
     pub(crate) fn owner_of(&self, id: i32) -> Owner {
         Owner::of(self.questionnaire_owners.get(&id).copied())
+    }
+
+    /// Keeps an attempt's outcome with its entry and applies its effect; an end that calls for
+    /// an alert raises it, once per entry, as the DynamoDB store's conditional put does.
+    pub(crate) fn apply_outcome(
+        &mut self,
+        due: &DueEntry,
+        outcome: &AttemptOutcome,
+        effect: Effect,
+    ) {
+        let Some(stored) = self.entries.get_mut(&due.entry.id) else {
+            return;
+        };
+        stored.outcomes.push(outcome.clone());
+        match effect {
+            Effect::Record => {}
+            Effect::RetryAt(next) => stored.entry.next_try_at = Some(next),
+            Effect::End(end) => {
+                stored.close();
+                stored.ended = Some(end);
+                stored.report_due = None;
+                if let Some(reason) = AlertReason::of(end) {
+                    let alert = Alert::raised(
+                        &stored.entry,
+                        stored.portal_id,
+                        reason,
+                        stored.outcomes.clone(),
+                        outcome.at,
+                    );
+                    self.alerts.entry(alert.id).or_insert((alert, 1));
+                }
+            }
+        }
     }
 
     pub(crate) fn next_id(&mut self, kind: &'static str, count: i32) -> StoreResult<i32> {
@@ -186,7 +225,7 @@ impl StoredEntry {
         match self.pending {
             Some(pending) => Some(pending.lease_until),
             None if self.is_open() => self.entry.next_try_at,
-            None => None,
+            None => self.report_due,
         }
     }
 

@@ -182,6 +182,7 @@ impl QuestionnaireStore for MemoryStore {
                     pending: None,
                     outcomes: Vec::new(),
                     ended: None,
+                    report_due: None,
                 },
             );
             created.push(entry);

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::domain::Schedule;
+use crate::domain::{Alert, EntryEnd, REPORT_WAIT, Schedule};
 use crate::records::{Client, QuestionnaireClientEntry, Timestamp};
 use crate::store::clients::dynamo::CALL_STATS;
 use crate::store::dynamo::errors::classify;
@@ -13,7 +13,7 @@ use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{Item, encode, from_item, key, n, s, sk_of};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::questionnaires::dynamo::{
-    PENDING, SCHEDULE, due_entry_from_item, entry_as_read, entry_item, open_entry_key,
+    ENDED, PENDING, SCHEDULE, due_entry_from_item, entry_as_read, entry_item, open_entry_key,
     questionnaire_from_item, with_history,
 };
 use crate::store::{
@@ -22,27 +22,32 @@ use crate::store::{
 
 impl DynamoStore {
     /// Moves an open entry to its closed key, if the open item still holds it as read.
+    /// With `report_due`, the closed entry stays in the due index until then, waiting for the
+    /// report of its last attempt.
     pub(crate) async fn close_open_entry(
         &self,
         due: &DueEntry,
         condition: &str,
         expression: Expression,
         schedule: &Schedule,
+        report_due: Option<Timestamp>,
     ) -> StoreResult<bool> {
         let closed = QuestionnaireClientEntry {
             next_try_at: None,
             ..due.entry.clone()
         };
+        let mut item = with_history(
+            entry_item(&closed, due.portal_id.get(), schedule)?,
+            &due.outcomes,
+            due.ended,
+        )?;
+        if let Some(at) = report_due {
+            item.insert("gsi1pk".into(), s(keys::due(due.entry.id)));
+            item.insert("gsi1sk".into(), s(keys::due_at(at, due.entry.id)));
+        }
         let writes = vec![
             self.data_delete(open_entry_key(due), condition, expression)?,
-            self.data_put(
-                with_history(
-                    entry_item(&closed, due.portal_id.get(), schedule)?,
-                    &due.outcomes,
-                    due.ended,
-                )?,
-                None,
-            )?,
+            self.data_put(item, None)?,
         ];
         match self.transact(writes).await {
             Ok(()) => Ok(true),
@@ -207,7 +212,8 @@ impl SchedulerStore for DynamoStore {
                     attempts: claim.attempt,
                     ..due.schedule
                 };
-                self.close_open_entry(due, condition, expression, &schedule)
+                let report_due = claim.lease_until + REPORT_WAIT;
+                self.close_open_entry(due, condition, expression, &schedule, Some(report_due))
                     .await?;
             }
         }
@@ -217,7 +223,49 @@ impl SchedulerStore for DynamoStore {
     async fn close_entry(&self, due: &DueEntry) -> StoreResult<bool> {
         let mut expression = Expression::default();
         let condition = entry_as_read(due, &mut expression)?;
-        self.close_open_entry(due, condition, expression, &due.schedule)
+        self.close_open_entry(due, condition, expression, &due.schedule, None)
             .await
+    }
+
+    async fn conclude_last_attempt(
+        &self,
+        due: &DueEntry,
+        alert: Option<&Alert>,
+    ) -> StoreResult<bool> {
+        let closed_key = key(
+            keys::questionnaire_portal(due.entry.questionnaire_id, due.portal_id.get()),
+            Some(&keys::closed_entry(due.entry.id)),
+        );
+        let mut expression = Expression::default();
+        expression.name("#id", "id").value(":id", n(due.entry.id));
+        let Some(alert) = alert else {
+            let write =
+                self.data_update(closed_key, "REMOVE gsi1pk, gsi1sk", "#id = :id", expression)?;
+            return match self.transact(vec![write]).await {
+                Ok(()) => Ok(true),
+                Err(StoreError::ConditionFailed) => Ok(false),
+                Err(other) => Err(other),
+            };
+        };
+        expression
+            .name("#ended", ENDED)
+            .name("#call", "phoneCallId")
+            .value(":ended", encode(&EntryEnd::Exhausted)?)
+            .value(":null", s("NULL"));
+        let writes = vec![
+            self.data_update(
+                closed_key,
+                "SET #ended = :ended REMOVE gsi1pk, gsi1sk",
+                "#id = :id AND attribute_not_exists(#ended) \
+                 AND (attribute_not_exists(#call) OR attribute_type(#call, :null))",
+                expression,
+            )?,
+            self.alert_raise(alert)?,
+        ];
+        match self.transact(writes).await {
+            Ok(()) => Ok(true),
+            Err(StoreError::ConditionFailed) => Ok(false),
+            Err(other) => Err(other),
+        }
     }
 }

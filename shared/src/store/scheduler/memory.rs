@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 
+use crate::domain::{Alert, EntryEnd, REPORT_WAIT};
 use crate::records::Timestamp;
 use crate::store::memory::MemoryStore;
 use crate::store::{CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore, StoreResult};
@@ -66,7 +67,10 @@ impl SchedulerStore for MemoryStore {
         {
             match claim.next_try_at {
                 Some(_) => stored.pending = None,
-                None => stored.close(),
+                None => {
+                    stored.close();
+                    stored.report_due = Some(claim.lease_until + REPORT_WAIT);
+                }
             }
         }
         Ok(())
@@ -81,5 +85,30 @@ impl SchedulerStore for MemoryStore {
             }
             _ => Ok(false),
         }
+    }
+
+    async fn conclude_last_attempt(
+        &self,
+        due: &DueEntry,
+        alert: Option<&Alert>,
+    ) -> StoreResult<bool> {
+        let mut state = self.lock();
+        let Some(stored) = state.entries.get_mut(&due.entry.id) else {
+            return Ok(false);
+        };
+        let Some(alert) = alert else {
+            stored.report_due = None;
+            return Ok(true);
+        };
+        if stored.ended.is_some() || stored.entry.phone_call_id.is_some() {
+            return Ok(false);
+        }
+        stored.ended = Some(EntryEnd::Exhausted);
+        stored.report_due = None;
+        state
+            .alerts
+            .entry(alert.id)
+            .or_insert_with(|| (alert.clone(), 1));
+        Ok(true)
     }
 }

@@ -3,7 +3,8 @@
 use async_trait::async_trait;
 
 use crate::domain::{
-    AttemptOutcome, Effect, EntryEnd, Schedule, effect_after_last_attempt, effect_of, entry_is_open,
+    Alert, AttemptOutcome, Effect, EntryEnd, Schedule, effect_after_last_attempt, effect_of,
+    entry_is_open,
 };
 use crate::records::{Client, QuestionnaireClientEntry, QuestionnaireSummary, Timestamp};
 use crate::store::StoreResult;
@@ -90,4 +91,13 @@ pub trait SchedulerStore: Send + Sync + 'static {
     /// Closes an entry that will never be called (its client or questionnaire is gone) if it is
     /// still as read; `false` otherwise.
     async fn close_entry(&self, due: &DueEntry) -> StoreResult<bool>;
+    /// Takes an entry closed after its last attempt out of the due index, where it waited for
+    /// the dialler's report of that attempt. With `alert`, no report came: the entry ends as
+    /// exhausted and raises it, if no call or report reached the entry meanwhile (`false`
+    /// otherwise, and nothing is written).
+    async fn conclude_last_attempt(
+        &self,
+        due: &DueEntry,
+        alert: Option<&Alert>,
+    ) -> StoreResult<bool>;
 }

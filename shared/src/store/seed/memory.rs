@@ -59,6 +59,7 @@ impl SeedWriter for MemoryStore {
                         pending: None,
                         outcomes: Vec::new(),
                         ended: None,
+                        report_due: None,
                     },
                 );
             }

@@ -1,0 +1,267 @@
+//! The alerts routes: a portal's alerts (questionnaire entries that ended without reaching their
+//! client), one alert with its attempts and whom the service notified, and acknowledging one.
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Response};
+use http::{HeaderValue, header};
+use serde::{Deserialize, Serialize};
+
+use shared::audit::AccessNote;
+use shared::auth::Caller;
+use shared::domain::{Alert, AlertStatus};
+use shared::error::{ApiError, Problem};
+use shared::extract::{Json, JsonResponse, PathId};
+use shared::store::StoredAlert;
+use shared::store::access_log::Action;
+use shared::store::optimistic::{ROUNDS, Rounds};
+use shared::validate::{self, Validator, required};
+
+use crate::QuestionnairesState;
+
+/// The longest page of alerts.
+pub const MAX_PAGE: usize = 1000;
+/// The longest acknowledgement note, in characters.
+pub const MAX_NOTE: usize = 2000;
+
+/// An alert as staff read it: the stored alert with its client's name.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertView {
+    #[serde(flatten)]
+    pub alert: Alert,
+    /// `null` when the client was deleted since.
+    pub client_name: Option<String>,
+}
+
+impl From<StoredAlert> for AlertView {
+    fn from(stored: StoredAlert) -> Self {
+        Self {
+            alert: stored.alert,
+            client_name: stored.client_name,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AlertQuery {
+    /// `open` or `acknowledged`; without it, both.
+    #[param(value_type = Option<AlertStatus>)]
+    status: Option<String>,
+    /// Page size, 1 to 1000; without it the whole list is returned.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 1000)]
+    limit: Option<String>,
+    /// Where the page starts: after the alert with this id (the last of the previous page, as
+    /// the `Link` header gives it).
+    #[param(value_type = Option<i32>, minimum = 0)]
+    cursor: Option<String>,
+}
+
+struct AlertPageRequest {
+    status: Option<AlertStatus>,
+    limit: Option<usize>,
+    after: Option<i32>,
+}
+
+fn page_request(query: AlertQuery) -> Result<AlertPageRequest, ApiError> {
+    let mut validator = Validator::new();
+    let status = query.status.and_then(|status| {
+        validator.check(
+            "status",
+            match status.as_str() {
+                "open" => Ok(AlertStatus::Open),
+                "acknowledged" => Ok(AlertStatus::Acknowledged),
+                _ => Err("must be open or acknowledged".to_string()),
+            },
+        )
+    });
+    let limit = query.limit.and_then(|limit| {
+        validator.check(
+            "limit",
+            limit
+                .parse::<usize>()
+                .ok()
+                .filter(|limit| (1..=MAX_PAGE).contains(limit))
+                .ok_or_else(|| format!("must be an integer from 1 to {MAX_PAGE}")),
+        )
+    });
+    let after = query.cursor.and_then(|cursor| {
+        validator.check(
+            "cursor",
+            cursor
+                .parse::<i32>()
+                .ok()
+                .filter(|after| *after >= 0)
+                .ok_or_else(|| "must be an alert id from 0 to 2147483647".to_string()),
+        )
+    });
+    validator.finish()?;
+    Ok(AlertPageRequest {
+        status,
+        limit,
+        after,
+    })
+}
+
+/// List the portal's alerts
+///
+/// The caller's portal's alerts by id (the oldest first: an open alert waits longest at the
+/// top), optionally only `open` or `acknowledged` ones. With `?limit=N` one page, and a
+/// `Link: <...>; rel="next"` header while more follow.
+#[utoipa::path(
+    get, path = "/alerts", tag = "alerts",
+    params(AlertQuery),
+    responses(
+        (status = 200, description = "The alerts, by id. With `limit`, a `Link: <...>; rel=\"next\"` header names the next page while more follow.",
+            body = Vec<AlertView>,
+            headers(("Link" = String, description = "The next page, when `limit` was given and more alerts follow."))),
+        (status = 400, description = "A query parameter is not one of the allowed values.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn list_alerts(
+    State(state): State<QuestionnairesState>,
+    caller: Caller,
+    access: AccessNote,
+    query: Result<Query<AlertQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let request = page_request(query)?;
+    let page = state
+        .alerts
+        .alerts(
+            caller.portal_id,
+            request.status,
+            request.after,
+            request.limit,
+        )
+        .await?;
+    access.by_caller(
+        &caller,
+        Action::ListAlerts,
+        page.alerts.iter().map(|stored| stored.alert.client_id),
+        [],
+    );
+    let alerts: Vec<AlertView> = page.alerts.into_iter().map(AlertView::from).collect();
+    let mut response = JsonResponse::ok(alerts).into_response();
+    if let (Some(after), Some(limit)) = (page.next, request.limit) {
+        let status = request
+            .status
+            .map(|status| match status {
+                AlertStatus::Open => "&status=open",
+                AlertStatus::Acknowledged => "&status=acknowledged",
+            })
+            .unwrap_or_default();
+        let link = format!("</alerts?limit={limit}&cursor={after}{status}>; rel=\"next\"");
+        let value = HeaderValue::from_str(&link).map_err(ApiError::internal)?;
+        response.headers_mut().insert(header::LINK, value);
+    }
+    Ok(response)
+}
+
+/// One alert
+///
+/// The alert with its client, every attempt with its outcome, where the escalation stands and
+/// whom the service notified and when. Another portal's alert is 404, as a missing one.
+#[utoipa::path(
+    get, path = "/alerts/{id}", tag = "alerts",
+    params(("id" = i32, Path, minimum = 1, description = "The alert (the id of the questionnaire entry that raised it).")),
+    responses(
+        (status = 200, description = "The alert.", body = AlertView),
+        (status = 404, description = "No such alert in the caller's portal.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn get_alert(
+    State(state): State<QuestionnairesState>,
+    caller: Caller,
+    access: AccessNote,
+    PathId(id): PathId,
+) -> Result<JsonResponse<AlertView>, ApiError> {
+    let stored = state
+        .alerts
+        .alert(caller.portal_id, id)
+        .await?
+        .ok_or(ApiError::NotFound("alert"))?;
+    access.by_caller(&caller, Action::ReadAlert, [stored.alert.client_id], []);
+    Ok(JsonResponse::ok(stored.into()))
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"note": "Called her daughter; Greta is fine, her phone was off."}))]
+pub(crate) struct AcknowledgeBody {
+    /// What was done about the alert: kept with it, as care records ask.
+    #[schema(required = true, nullable = false, max_length = 2000, min_length = 1)]
+    note: Option<String>,
+}
+
+/// Acknowledge an alert
+///
+/// Stops the escalation: no more contacts are messaged. Records who acknowledged it, when, and
+/// the note. Once only: a second acknowledgement is 409.
+#[utoipa::path(
+    post, path = "/alerts/{id}/acknowledge", tag = "alerts",
+    params(("id" = i32, Path, minimum = 1, description = "The alert.")),
+    request_body = AcknowledgeBody,
+    responses(
+        (status = 200, description = "The acknowledged alert.", body = AlertView),
+        (status = 400, description = "The note is missing, blank, too long or holds control characters.", body = Problem),
+        (status = 404, description = "No such alert in the caller's portal.", body = Problem),
+        (status = 409, description = "The alert was acknowledged already.", body = Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn acknowledge_alert(
+    State(state): State<QuestionnairesState>,
+    caller: Caller,
+    access: AccessNote,
+    PathId(id): PathId,
+    Json(body): Json<AcknowledgeBody>,
+) -> Result<JsonResponse<AlertView>, ApiError> {
+    let mut validator = Validator::new();
+    let note = validator.check(
+        "note",
+        required(body.note).and_then(|note| {
+            validate::prose(&note, MAX_NOTE)?.ok_or_else(|| "must not be blank".to_string())
+        }),
+    );
+    validator.finish()?;
+    let now = state.authenticator.clock.now();
+    // A step the scheduler writes meanwhile changes the version: read again and decide again.
+    let mut rounds = Rounds::new(ROUNDS, "the alert");
+    loop {
+        rounds.start().await?;
+        let stored = state
+            .alerts
+            .alert(caller.portal_id, id)
+            .await?
+            .ok_or(ApiError::NotFound("alert"))?;
+        if stored.alert.status == AlertStatus::Acknowledged {
+            return Err(ApiError::Conflict(format!(
+                "Alert {id} was acknowledged already."
+            )));
+        }
+        let acknowledged = stored
+            .alert
+            .acknowledged(caller.account_id.get(), note.clone(), now);
+        if state
+            .alerts
+            .replace_alert(stored.version, &acknowledged)
+            .await?
+        {
+            access.by_caller(
+                &caller,
+                Action::AcknowledgeAlert,
+                [acknowledged.client_id],
+                [],
+            );
+            return Ok(JsonResponse::ok(AlertView {
+                alert: acknowledged,
+                client_name: stored.client_name,
+            }));
+        }
+    }
+}

@@ -1,0 +1,464 @@
+//! Alerts: a questionnaire entry that ended without reaching its client, and the escalation to
+//! the portal's final-outpost contacts that follows until staff acknowledge it.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::contact_window;
+use crate::domain::{AttemptOutcome, EntryEnd};
+use crate::records::{ContactDetail, QuestionnaireClientEntry, Timestamp};
+use crate::zone::Zone;
+
+/// How long the scheduler waits for the dialler's report of a last attempt before it counts the
+/// attempt as reaching nobody: a call lasts minutes, and its `call.ended` or `call.failed` comes
+/// right after it.
+pub const REPORT_WAIT: TimeDelta = TimeDelta::hours(2);
+/// While no final-outpost contact exists, the alert is looked at again this often, so that a
+/// contact added later is still notified.
+pub const NO_CONTACT_RECHECK: TimeDelta = TimeDelta::hours(1);
+/// A notification SNS refused is tried again this soon.
+pub const FAILED_SEND_RETRY: TimeDelta = TimeDelta::minutes(5);
+/// The step used to find when the next contact window opens: the scheduler runs every five
+/// minutes, so a finer answer would not be acted on sooner.
+const WINDOW_SCAN_STEP: TimeDelta = TimeDelta::minutes(5);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertStatus {
+    Open,
+    Acknowledged,
+}
+
+/// Why the entry ended. A refusal is the client's answer and raises no alert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertReason {
+    /// Every attempt was made and none reached the client.
+    Exhausted,
+    /// The dialler reported that the number does not exist.
+    InvalidNumber,
+}
+
+impl AlertReason {
+    /// The alert an entry's end raises, if any.
+    pub fn of(end: EntryEnd) -> Option<Self> {
+        match end {
+            EntryEnd::Exhausted => Some(Self::Exhausted),
+            EntryEnd::InvalidNumber => Some(Self::InvalidNumber),
+            EntryEnd::Refused => None,
+        }
+    }
+}
+
+/// Where the escalation stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EscalationState {
+    /// Contacts are notified one at a time; the next step is at `nextStepAt`.
+    Notifying,
+    /// Every contact still to notify is outside their contact window; `nextStepAt` is when the
+    /// first window opens.
+    WaitingForWindow,
+    /// The portal has no active final-outpost contact; looked at again at `nextStepAt`.
+    NoContacts,
+    /// Every final-outpost contact was notified, one at a time and then all at once; the alert
+    /// stays open until staff acknowledge it.
+    AllNotified,
+    /// Acknowledged: nobody more is notified.
+    Stopped,
+}
+
+/// Whether a message went to one contact in turn, or to every contact at once at the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Round {
+    InTurn,
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// Handed to SNS (or the dev outbox).
+    Sent,
+    /// SNS refused it; the contact is tried again.
+    Failed,
+}
+
+/// One SMS to one contact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Notification {
+    pub contact_detail_id: i32,
+    pub name: String,
+    pub round: Round,
+    pub at: DateTime<Utc>,
+    pub delivery: Delivery,
+}
+
+/// An alert as stored and as staff read it; its id is the id of the entry that ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Alert {
+    /// The `questionnaireClientId` of the entry that ended: one alert per entry.
+    pub id: i32,
+    pub portal_id: i32,
+    pub client_id: i32,
+    pub questionnaire_id: i32,
+    pub reason: AlertReason,
+    pub status: AlertStatus,
+    /// When the entry ended: the start of the attempt whose report ended it, or the pass that
+    /// stopped waiting for a report of the last attempt.
+    pub created_at: DateTime<Utc>,
+    /// Every attempt's outcome as the dialler reported it, oldest first.
+    pub attempts: Vec<AttemptOutcome>,
+    pub escalation: EscalationState,
+    /// When the scheduler takes the next step; `None` once there is none.
+    pub next_step_at: Option<DateTime<Utc>>,
+    pub notifications: Vec<Notification>,
+    pub acknowledged_at: Option<DateTime<Utc>>,
+    /// The account that acknowledged it.
+    pub acknowledged_by: Option<i32>,
+    pub note: Option<String>,
+}
+
+impl Alert {
+    /// The alert of an entry that ended with `reason` at `at`, to be escalated at once.
+    pub fn raised(
+        entry: &QuestionnaireClientEntry,
+        portal_id: i32,
+        reason: AlertReason,
+        attempts: Vec<AttemptOutcome>,
+        at: Timestamp,
+    ) -> Self {
+        Self {
+            id: entry.id,
+            portal_id,
+            client_id: entry.client_id,
+            questionnaire_id: entry.questionnaire_id,
+            reason,
+            status: AlertStatus::Open,
+            created_at: at,
+            attempts,
+            escalation: EscalationState::Notifying,
+            next_step_at: Some(at),
+            notifications: Vec::new(),
+            acknowledged_at: None,
+            acknowledged_by: None,
+            note: None,
+        }
+    }
+
+    /// Whether the scheduler still has something to do with it at `now`.
+    pub fn is_due(&self, now: Timestamp) -> bool {
+        self.status == AlertStatus::Open && self.next_step_at.is_some_and(|at| at <= now)
+    }
+
+    /// The alert acknowledged by `account` with `note`: escalation stops.
+    pub fn acknowledged(&self, account: i32, note: Option<String>, at: Timestamp) -> Self {
+        Self {
+            status: AlertStatus::Acknowledged,
+            escalation: EscalationState::Stopped,
+            next_step_at: None,
+            acknowledged_at: Some(at),
+            acknowledged_by: Some(account),
+            note,
+            ..self.clone()
+        }
+    }
+
+    fn sent_to(&self, round: Round) -> HashSet<i32> {
+        self.notifications
+            .iter()
+            .filter(|n| n.round == round && n.delivery == Delivery::Sent)
+            .map(|n| n.contact_detail_id)
+            .collect()
+    }
+
+    /// The SMS a contact gets: the client's name and what happened, never an answer or a
+    /// transcript.
+    pub fn message(&self, client_name: &str) -> String {
+        let what = match self.reason {
+            AlertReason::Exhausted => format!(
+                "did not answer any of {} questionnaire calls",
+                self.attempts
+                    .iter()
+                    .map(|a| a.attempt)
+                    .max()
+                    .unwrap_or_default()
+                    .max(1)
+            ),
+            AlertReason::InvalidNumber => {
+                "could not be called: the phone number does not exist".to_string()
+            }
+        };
+        format!(
+            "{client_name} {what}. Please check on them and acknowledge alert {} in the portal.",
+            self.id
+        )
+    }
+}
+
+/// What the scheduler does with a due alert.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The contacts to message now, and in which round.
+    pub notify: Vec<ContactDetail>,
+    pub round: Round,
+    /// The alert's escalation after the messages are sent.
+    pub escalation: EscalationState,
+    pub next_step_at: Option<Timestamp>,
+}
+
+/// The next step of an open alert at `now`, given every contact detail of its portal.
+///
+/// Contacts taken are `isActive` and `contactWhenFinalOutpost`, by priority then id. In turn:
+/// the first one not yet messaged whose window is open now; the next turn is `delay` later.
+/// When every one has had a turn, all of them at once (each inside their window; one outside
+/// it gets the message when it opens). A contact outside their window is passed over until it
+/// opens, and when nobody left is inside theirs the alert waits for the first window to open.
+pub fn next_step(
+    alert: &Alert,
+    contacts: &[ContactDetail],
+    now: Timestamp,
+    zone: &Zone,
+    delay: TimeDelta,
+) -> Step {
+    let mut candidates: Vec<ContactDetail> = contacts
+        .iter()
+        .filter(|c| c.is_active && c.contact_when_final_outpost && c.portal_id == alert.portal_id)
+        .cloned()
+        .collect();
+    contact_window::sort(&mut candidates);
+    let wait = |escalation, next| Step {
+        notify: Vec::new(),
+        round: Round::InTurn,
+        escalation,
+        next_step_at: next,
+    };
+    if candidates.is_empty() {
+        return wait(EscalationState::NoContacts, Some(now + NO_CONTACT_RECHECK));
+    }
+    let in_window = |c: &ContactDetail| contact_window::is_active(c, now, zone);
+
+    let had_turn = alert.sent_to(Round::InTurn);
+    let waiting: Vec<&ContactDetail> = candidates
+        .iter()
+        .filter(|c| !had_turn.contains(&c.id))
+        .collect();
+    if !waiting.is_empty() {
+        return match waiting.iter().find(|c| in_window(c)) {
+            Some(next) => Step {
+                notify: vec![(*next).clone()],
+                round: Round::InTurn,
+                escalation: EscalationState::Notifying,
+                next_step_at: Some(now + delay),
+            },
+            None => wait(
+                EscalationState::WaitingForWindow,
+                first_window_opening(&waiting, now, zone),
+            ),
+        };
+    }
+
+    let had_all = alert.sent_to(Round::All);
+    let (now_open, later): (Vec<&ContactDetail>, Vec<&ContactDetail>) = candidates
+        .iter()
+        .filter(|c| !had_all.contains(&c.id))
+        .partition(|c| in_window(c));
+    if now_open.is_empty() && later.is_empty() {
+        return wait(EscalationState::AllNotified, None);
+    }
+    let next = (!later.is_empty())
+        .then(|| first_window_opening(&later, now, zone))
+        .flatten();
+    if now_open.is_empty() {
+        return wait(EscalationState::WaitingForWindow, next);
+    }
+    Step {
+        notify: now_open.into_iter().cloned().collect(),
+        round: Round::All,
+        escalation: if later.is_empty() {
+            EscalationState::AllNotified
+        } else {
+            EscalationState::Notifying
+        },
+        next_step_at: next,
+    }
+}
+
+/// The first scan step after `now` at which one of `contacts` is inside their window; within
+/// a day and a step, since windows repeat daily. `None` when no window ever opens (a stored
+/// window that no longer parses counts as closed).
+fn first_window_opening(
+    contacts: &[&ContactDetail],
+    now: Timestamp,
+    zone: &Zone,
+) -> Option<Timestamp> {
+    let steps = TimeDelta::days(1).num_minutes() / WINDOW_SCAN_STEP.num_minutes() + 1;
+    (1..=steps)
+        .map(|k| now + WINDOW_SCAN_STEP * k as i32)
+        .find(|at| {
+            contacts
+                .iter()
+                .any(|c| contact_window::is_active(c, *at, zone))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::CallOutcome;
+
+    fn at(text: &str) -> Timestamp {
+        text.parse().unwrap()
+    }
+
+    fn contact(id: i32, priority: i32, window: Option<(&str, &str)>) -> ContactDetail {
+        ContactDetail {
+            id,
+            portal_id: 1,
+            name: Some(format!("Contact {id}")),
+            contact_number: Some(format!("+4670000000{id}")),
+            contact_email: None,
+            contact_between_start: window.map(|w| w.0.to_string()),
+            contact_between_end: window.map(|w| w.1.to_string()),
+            priority,
+            is_active: true,
+            created_at: at("2026-01-01T00:00:00Z"),
+            contact_when_final_outpost: true,
+        }
+    }
+
+    fn alert() -> Alert {
+        Alert {
+            id: 7,
+            portal_id: 1,
+            client_id: 3,
+            questionnaire_id: 2,
+            reason: AlertReason::Exhausted,
+            status: AlertStatus::Open,
+            created_at: at("2026-11-23T09:00:00Z"),
+            attempts: vec![AttemptOutcome {
+                attempt: 3,
+                outcome: CallOutcome::NoAnswer,
+                at: at("2026-11-23T09:00:00Z"),
+                detail: None,
+            }],
+            escalation: EscalationState::Notifying,
+            next_step_at: Some(at("2026-11-23T09:00:00Z")),
+            notifications: Vec::new(),
+            acknowledged_at: None,
+            acknowledged_by: None,
+            note: None,
+        }
+    }
+
+    fn sent(alert: &mut Alert, step: &Step, now: Timestamp) {
+        for c in &step.notify {
+            alert.notifications.push(Notification {
+                contact_detail_id: c.id,
+                name: c.name.clone().unwrap_or_default(),
+                round: step.round,
+                at: now,
+                delivery: Delivery::Sent,
+            });
+        }
+        alert.escalation = step.escalation;
+        alert.next_step_at = step.next_step_at;
+    }
+
+    const DELAY: TimeDelta = TimeDelta::minutes(30);
+
+    #[test]
+    fn contacts_are_messaged_in_turn_by_priority_then_all_at_once_then_never_again() {
+        let zone = Zone::stockholm();
+        let contacts = [
+            contact(5, 2, None),
+            contact(9, 1, None),
+            contact(4, 2, None),
+        ];
+        let mut alert = alert();
+        let mut now = at("2026-11-23T09:00:00Z");
+        let mut order = Vec::new();
+        for _ in 0..3 {
+            let step = next_step(&alert, &contacts, now, &zone, DELAY);
+            assert_eq!(step.round, Round::InTurn);
+            assert_eq!(step.next_step_at, Some(now + DELAY));
+            order.push(step.notify[0].id);
+            sent(&mut alert, &step, now);
+            now += DELAY;
+        }
+        assert_eq!(order, [9, 4, 5]);
+        let step = next_step(&alert, &contacts, now, &zone, DELAY);
+        assert_eq!(step.round, Round::All);
+        assert_eq!(step.notify.len(), 3);
+        assert_eq!(step.escalation, EscalationState::AllNotified);
+        assert_eq!(step.next_step_at, None);
+    }
+
+    #[test]
+    fn inactive_and_ordinary_contacts_are_never_messaged() {
+        let zone = Zone::stockholm();
+        let mut inactive = contact(1, 1, None);
+        inactive.is_active = false;
+        let mut ordinary = contact(2, 1, None);
+        ordinary.contact_when_final_outpost = false;
+        let now = at("2026-11-23T09:00:00Z");
+        let step = next_step(&alert(), &[inactive, ordinary], now, &zone, DELAY);
+        assert!(step.notify.is_empty());
+        assert_eq!(step.escalation, EscalationState::NoContacts);
+        assert_eq!(step.next_step_at, Some(now + NO_CONTACT_RECHECK));
+    }
+
+    #[test]
+    fn a_contact_outside_their_window_is_passed_over_until_it_opens() {
+        let zone = Zone::stockholm();
+        // 09:00 UTC is 10:00 in Stockholm: the first contact's window opens at 14:00.
+        let contacts = [contact(1, 1, Some(("14:00", "18:00"))), contact(2, 2, None)];
+        let mut alert = alert();
+        let now = at("2026-11-23T09:00:00Z");
+        let step = next_step(&alert, &contacts, now, &zone, DELAY);
+        assert_eq!(step.notify[0].id, 2);
+        sent(&mut alert, &step, now);
+        let later = now + DELAY;
+        let step = next_step(&alert, &contacts, later, &zone, DELAY);
+        assert!(step.notify.is_empty());
+        assert_eq!(step.escalation, EscalationState::WaitingForWindow);
+        assert_eq!(step.next_step_at, Some(at("2026-11-23T13:00:00Z")));
+        let opened = at("2026-11-23T13:00:00Z");
+        let step = next_step(&alert, &contacts, opened, &zone, DELAY);
+        assert_eq!(step.notify[0].id, 1);
+    }
+
+    #[test]
+    fn a_failed_message_does_not_count_as_a_turn() {
+        let zone = Zone::stockholm();
+        let contacts = [contact(1, 1, None), contact(2, 2, None)];
+        let mut alert = alert();
+        alert.notifications.push(Notification {
+            contact_detail_id: 1,
+            name: "Contact 1".into(),
+            round: Round::InTurn,
+            at: at("2026-11-23T09:00:00Z"),
+            delivery: Delivery::Failed,
+        });
+        let step = next_step(&alert, &contacts, at("2026-11-23T09:05:00Z"), &zone, DELAY);
+        assert_eq!(step.notify[0].id, 1);
+    }
+
+    #[test]
+    fn the_message_names_the_client_and_what_happened_and_nothing_else() {
+        let mut alert = alert();
+        assert_eq!(
+            alert.message("Greta Berg"),
+            "Greta Berg did not answer any of 3 questionnaire calls. Please check on them and \
+             acknowledge alert 7 in the portal."
+        );
+        alert.reason = AlertReason::InvalidNumber;
+        assert!(alert.message("Greta Berg").contains("does not exist"));
+    }
+}

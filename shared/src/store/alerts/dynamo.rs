@@ -1,0 +1,207 @@
+//! Alerts as items of their portal's partition (`ALERT#{id}`), with a `version` for
+//! conditional steps and, while a step is due, a place in `gsi1`'s `ESCALATION` partition.
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::types::TransactWriteItem;
+
+use crate::domain::{Alert, AlertStatus};
+use crate::ids::PortalId;
+use crate::records::{Client, ContactDetail, Timestamp};
+use crate::store::dynamo::errors::classify;
+use crate::store::dynamo::items::{Item, data_keys, encode, from_item, key, n, s, version_of};
+use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::{
+    AlertPage, AlertStore, ContactDetailStore, EscalationStore, StoreError, StoreResult,
+    StoredAlert,
+};
+
+fn alert_item(alert: &Alert, version: u64) -> StoreResult<Item> {
+    let due = match (alert.status, alert.next_step_at) {
+        (AlertStatus::Open, Some(at)) => {
+            Some((keys::ESCALATION.to_string(), keys::due_at(at, alert.id)))
+        }
+        _ => None,
+    };
+    let mut item = crate::store::dynamo::items::to_item(
+        alert,
+        data_keys(keys::portal(alert.portal_id), keys::alert(alert.id), due),
+    )?;
+    item.insert("version".into(), n(version));
+    Ok(item)
+}
+
+fn alert_from_item(mut item: Item) -> StoreResult<(Alert, u64)> {
+    let version = version_of(&item)?;
+    item.remove("version");
+    Ok((from_item(item)?, version))
+}
+
+impl DynamoStore {
+    /// The put that raises `alert` inside the transaction that ends its entry: at most once
+    /// per entry.
+    pub(crate) fn alert_raise(&self, alert: &Alert) -> StoreResult<TransactWriteItem> {
+        self.data_put(alert_item(alert, 1)?, Some("attribute_not_exists(pk)"))
+    }
+
+    async fn put_alert_at(&self, version: u64, alert: &Alert) -> StoreResult<bool> {
+        let result = self
+            .client
+            .put_item()
+            .table_name(&self.tables.data)
+            .set_item(Some(alert_item(alert, version + 1)?))
+            .condition_expression("version = :v")
+            .expression_attribute_values(":v", n(version))
+            .send()
+            .await
+            .map_err(classify);
+        match result {
+            Ok(_) => Ok(true),
+            Err(StoreError::ConditionFailed) => Ok(false),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// The names of the clients of `alerts`, read in one batch.
+    async fn with_client_names(&self, alerts: Vec<(Alert, u64)>) -> StoreResult<Vec<StoredAlert>> {
+        let clients: std::collections::BTreeSet<(i32, i32)> = alerts
+            .iter()
+            .map(|(alert, _)| (alert.portal_id, alert.client_id))
+            .collect();
+        let wanted: Vec<Item> = clients
+            .into_iter()
+            .map(|(portal, client)| key(keys::portal(portal), Some(&keys::client(client))))
+            .collect();
+        let mut names = std::collections::HashMap::new();
+        for mut item in self.batch_get_data(wanted).await? {
+            item.remove(crate::store::clients::dynamo::CALL_STATS);
+            let client: Client = from_item(item)?;
+            if !client.is_deleted {
+                names.insert(client.id, client.name);
+            }
+        }
+        Ok(alerts
+            .into_iter()
+            .map(|(alert, version)| StoredAlert {
+                client_name: names.get(&alert.client_id).cloned().flatten(),
+                alert,
+                version,
+            })
+            .collect())
+    }
+}
+
+#[async_trait]
+impl AlertStore for DynamoStore {
+    async fn alerts(
+        &self,
+        portal_id: PortalId,
+        status: Option<AlertStatus>,
+        after: Option<i32>,
+        limit: Option<usize>,
+    ) -> StoreResult<AlertPage> {
+        let from = after.map_or(keys::alert(0), |after| keys::alert(after.saturating_add(1)));
+        let mut query = self
+            .client
+            .query()
+            .table_name(&self.tables.data)
+            .key_condition_expression("pk = :pk AND sk BETWEEN :from AND :to")
+            .expression_attribute_values(":pk", s(keys::portal(portal_id.get())))
+            .expression_attribute_values(":from", s(from))
+            .expression_attribute_values(":to", s("ALERT#~"))
+            .consistent_read(true);
+        if let Some(status) = status {
+            query = query
+                .filter_expression("#status = :status")
+                .expression_attribute_names("#status", "status")
+                .expression_attribute_values(":status", encode(&status)?);
+        }
+        let mut pages = query.into_paginator().send();
+        let mut found = Vec::new();
+        // One more than a page tells whether another follows.
+        let wanted = limit.map_or(usize::MAX, |limit| limit + 1);
+        while found.len() < wanted {
+            match pages.next().await {
+                Some(page) => {
+                    for item in page.map_err(classify)?.items.unwrap_or_default() {
+                        found.push(alert_from_item(item)?);
+                    }
+                }
+                None => break,
+            }
+        }
+        let next = match limit {
+            Some(limit) if found.len() > limit => {
+                found.truncate(limit);
+                found.last().map(|(alert, _)| alert.id)
+            }
+            _ => None,
+        };
+        Ok(AlertPage {
+            alerts: self.with_client_names(found).await?,
+            next,
+        })
+    }
+
+    async fn alert(&self, portal_id: PortalId, id: i32) -> StoreResult<Option<StoredAlert>> {
+        let Some(item) = self
+            .get_data(keys::portal(portal_id.get()), &keys::alert(id))
+            .await?
+        else {
+            return Ok(None);
+        };
+        let found = self.with_client_names(vec![alert_from_item(item)?]).await?;
+        Ok(found.into_iter().next())
+    }
+
+    async fn replace_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool> {
+        self.put_alert_at(version, alert).await
+    }
+}
+
+#[async_trait]
+impl EscalationStore for DynamoStore {
+    async fn due_alerts(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<StoredAlert>> {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.tables.data)
+            .index_name("gsi1")
+            .key_condition_expression("gsi1pk = :escalation AND gsi1sk <= :until")
+            .expression_attribute_values(":escalation", s(keys::ESCALATION))
+            .expression_attribute_values(":until", s(keys::due_until(now)));
+        let mut pages = query.into_paginator().send();
+        let mut keys_found: Vec<Item> = Vec::new();
+        while keys_found.len() < limit {
+            match pages.next().await {
+                Some(page) => keys_found.extend(
+                    page.map_err(classify)?
+                        .items
+                        .unwrap_or_default()
+                        .iter()
+                        .map(crate::store::dynamo::items::item_key),
+                ),
+                None => break,
+            }
+        }
+        keys_found.truncate(limit);
+        // The index is eventually consistent and a step is conditional on the version, so the
+        // alerts are read again, consistently.
+        let mut alerts = Vec::with_capacity(keys_found.len());
+        for item in self.batch_get_data(keys_found).await? {
+            let (alert, version) = alert_from_item(item)?;
+            if alert.is_due(now) {
+                alerts.push((alert, version));
+            }
+        }
+        alerts.sort_by_key(|(alert, _)| (alert.next_step_at, alert.id));
+        self.with_client_names(alerts).await
+    }
+
+    async fn escalation_contacts(&self, portal_id: PortalId) -> StoreResult<Vec<ContactDetail>> {
+        self.contact_details(portal_id).await
+    }
+
+    async fn step_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool> {
+        self.put_alert_at(version, alert).await
+    }
+}

@@ -1,0 +1,105 @@
+//! The in-memory store's side of this capability.
+
+use async_trait::async_trait;
+
+use crate::domain::{Alert, AlertStatus};
+use crate::ids::PortalId;
+use crate::records::{ContactDetail, Timestamp};
+use crate::store::memory::{MemoryStore, State};
+use crate::store::{AlertPage, AlertStore, EscalationStore, StoreResult, StoredAlert};
+
+fn stored(state: &State, alert: &Alert, version: u64) -> StoredAlert {
+    StoredAlert {
+        client_name: state
+            .clients
+            .get(&alert.client_id)
+            .filter(|client| client.portal_id == alert.portal_id && !client.is_deleted)
+            .and_then(|client| client.name.clone()),
+        alert: alert.clone(),
+        version,
+    }
+}
+
+fn put_at(state: &mut State, version: u64, alert: &Alert) -> bool {
+    match state.alerts.get_mut(&alert.id) {
+        Some((stored, stored_version)) if *stored_version == version => {
+            *stored = alert.clone();
+            *stored_version += 1;
+            true
+        }
+        _ => false,
+    }
+}
+
+#[async_trait]
+impl AlertStore for MemoryStore {
+    async fn alerts(
+        &self,
+        portal_id: PortalId,
+        status: Option<AlertStatus>,
+        after: Option<i32>,
+        limit: Option<usize>,
+    ) -> StoreResult<AlertPage> {
+        let state = self.lock();
+        let mut alerts: Vec<StoredAlert> = state
+            .alerts
+            .range(after.map_or(i32::MIN, |after| after.saturating_add(1))..)
+            .map(|(_, (alert, version))| (alert, *version))
+            .filter(|(alert, _)| alert.portal_id == portal_id.get())
+            .filter(|(alert, _)| status.is_none_or(|status| alert.status == status))
+            .take(limit.map_or(usize::MAX, |limit| limit + 1))
+            .map(|(alert, version)| stored(&state, alert, version))
+            .collect();
+        let next = match limit {
+            Some(limit) if alerts.len() > limit => {
+                alerts.truncate(limit);
+                alerts.last().map(|stored| stored.alert.id)
+            }
+            _ => None,
+        };
+        Ok(AlertPage { alerts, next })
+    }
+
+    async fn alert(&self, portal_id: PortalId, id: i32) -> StoreResult<Option<StoredAlert>> {
+        let state = self.lock();
+        Ok(state
+            .alerts
+            .get(&id)
+            .filter(|(alert, _)| alert.portal_id == portal_id.get())
+            .map(|(alert, version)| stored(&state, alert, *version)))
+    }
+
+    async fn replace_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool> {
+        Ok(put_at(&mut self.lock(), version, alert))
+    }
+}
+
+#[async_trait]
+impl EscalationStore for MemoryStore {
+    async fn due_alerts(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<StoredAlert>> {
+        let state = self.lock();
+        let mut due: Vec<StoredAlert> = state
+            .alerts
+            .values()
+            .filter(|(alert, _)| alert.is_due(now))
+            .map(|(alert, version)| stored(&state, alert, *version))
+            .collect();
+        due.sort_by_key(|stored| (stored.alert.next_step_at, stored.alert.id));
+        due.truncate(limit);
+        Ok(due)
+    }
+
+    async fn escalation_contacts(&self, portal_id: PortalId) -> StoreResult<Vec<ContactDetail>> {
+        Ok(self
+            .lock()
+            .contact_details
+            .values()
+            .filter(|detail| detail.portal_id == portal_id.get())
+            .cloned()
+            .collect())
+    }
+
+    async fn step_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool> {
+        Ok(put_at(&mut self.lock(), version, alert))
+    }
+}

@@ -1,0 +1,57 @@
+//! Alerts: reading and acknowledging a portal's alerts (staff), and the escalation pass's view
+//! of the alerts due for their next step (the scheduler).
+
+use async_trait::async_trait;
+
+use crate::domain::{Alert, AlertStatus};
+use crate::ids::PortalId;
+use crate::records::{ContactDetail, Timestamp};
+use crate::store::StoreResult;
+
+mod dynamo;
+mod memory;
+
+/// An alert as read, with the version its next write is conditional on and its client's name
+/// (`None` when the client is gone).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredAlert {
+    pub alert: Alert,
+    pub version: u64,
+    pub client_name: Option<String>,
+}
+
+/// One page of a portal's alerts, by id; `next` is the id to continue after.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AlertPage {
+    pub alerts: Vec<StoredAlert>,
+    pub next: Option<i32>,
+}
+
+/// Staff's reads and the acknowledgement, always within one portal.
+#[async_trait]
+pub trait AlertStore: Send + Sync + 'static {
+    /// The portal's alerts (with `status` when given) whose id is above `after`, by id, at most
+    /// `limit` of them (all without).
+    async fn alerts(
+        &self,
+        portal_id: PortalId,
+        status: Option<AlertStatus>,
+        after: Option<i32>,
+        limit: Option<usize>,
+    ) -> StoreResult<AlertPage>;
+    async fn alert(&self, portal_id: PortalId, id: i32) -> StoreResult<Option<StoredAlert>>;
+    /// Writes `alert` over the stored one if that is still at `version`; `false` otherwise.
+    async fn replace_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool>;
+}
+
+/// The escalation pass's reads and its conditional steps.
+#[async_trait]
+pub trait EscalationStore: Send + Sync + 'static {
+    /// Open alerts whose next step is at or before `now`, oldest step first, at most `limit`.
+    async fn due_alerts(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<StoredAlert>>;
+    /// Every contact detail of the portal, in any order.
+    async fn escalation_contacts(&self, portal_id: PortalId) -> StoreResult<Vec<ContactDetail>>;
+    /// Writes the alert's next step if it is still at `version` (not acknowledged, and not
+    /// stepped by another pass meanwhile); `false` otherwise.
+    async fn step_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool>;
+}
