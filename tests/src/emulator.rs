@@ -262,6 +262,7 @@ pub fn check_shape(name: &str, body: &Value) {
         | "contact-details-list"
         | "contact-details-active"
         | "questionnaires-list"
+        | "alerts-list"
         | "access-log-client-extract"
         | "access-log-reviews-list" => {
             assert!(body.is_array(), "{name}: {body}")

@@ -99,6 +99,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     read("questionnaires-get", "questionnaires", (3, TWO_READS_LOGGED)),
     write("questionnaires-add-question", "questionnaires", 201, (2, WRITE_AND_ID)),
     write("questionnaires-start-for-clients", "questionnaires", 200, (3, CREATE_LOGGED)),
+    read("alerts-list", "questionnaires", (2, READ_LOGGED)),
     read("organisations-suggest-unknown-client", "organisations", (3, TWO_READS_LOGGED)),
     write("organisations-fix-unknown-client", "organisations", 200, (2, WRITE_LOGGED)),
     write("integrations-voice-call-ended", "integrations", 200, (5, CALL_LOGGED)),

@@ -102,7 +102,7 @@ pub fn document() -> Value {
 }
 
 /// The operation tags, in the order a reader meets them, each with what it covers.
-const TAGS: [(&str, &str); 9] = [
+const TAGS: [(&str, &str); 10] = [
     (
         "authentication",
         "Login by a one-time code sent by SMS, sessions and logout.",
@@ -123,6 +123,10 @@ const TAGS: [(&str, &str); 9] = [
     (
         "questionnaires",
         "Questionnaires, their questions, and starting them for clients by phone.",
+    ),
+    (
+        "alerts",
+        "Clients the questionnaire calls could not reach: escalated to the portal's final-outpost contacts until staff acknowledge them.",
     ),
     (
         "organisations",
