@@ -63,17 +63,39 @@ pub fn fixture_with_clients(n: usize) -> String {
 /// The quiet demo fixture plus `n` clients of portal 1, each with an entry of questionnaire 11
 /// due at the start time.
 pub fn fixture_with_due_entries(n: i32) -> String {
+    fixture_with_due_entries_ending(n, 0)
+}
+
+/// As `fixture_with_due_entries`, but the first `ending` entries belong to questionnaire 12, a
+/// copy of 11 with one try: their first attempt is their last, so nobody reached ends them in
+/// an alert. Portal 1's day contact (301, 07:00-16:00) is a final-outpost contact.
+pub fn fixture_with_due_entries_ending(n: i32, ending: i32) -> String {
     let mut fixture = quiet_demo();
+    if ending > 0 {
+        add_questionnaire_copy(&mut fixture, 12, Some(1), 9_000);
+        let copy = fixture["questionnaires"].as_array().unwrap().len() - 1;
+        fixture["questionnaires"][copy]["maxTries"] = serde_json::json!(1);
+        for contact in fixture["contactDetails"].as_array_mut().unwrap() {
+            if contact["id"] == 301 {
+                contact["contactWhenFinalOutpost"] = serde_json::json!(true);
+            }
+        }
+    }
     for i in 0..n {
         let client = copy_of_first_client(&fixture, 100 + i, format!("+467320{i:05}"));
         fixture["clients"].as_array_mut().unwrap().push(client);
-        fixture["questionnaires"][0]["clients"]
+        let questionnaire = if i < ending {
+            fixture["questionnaires"].as_array().unwrap().len() - 1
+        } else {
+            0
+        };
+        fixture["questionnaires"][questionnaire]["clients"]
             .as_array_mut()
             .unwrap()
             .push(serde_json::json!({
                 "id": 100_000 + i,
                 "clientId": 100 + i,
-                "questionnaireId": 11,
+                "questionnaireId": if i < ending { 12 } else { 11 },
                 "phoneCallId": null,
                 "createdAt": "2026-11-10T08:00:00Z",
                 "nextTryAt": start_time()

@@ -25,7 +25,7 @@ pub use endpoints::{
 };
 pub use fixtures::{
     add_questionnaire_copy, copy_of_first_client, fixture_with_clients, fixture_with_due_entries,
-    personnummer, quiet_demo,
+    fixture_with_due_entries_ending, personnummer, quiet_demo,
 };
 pub use moto::{
     dynamo_client, fresh_dialler_queue, fresh_tables, local_sdk_config, moto_endpoint, sqs_client,

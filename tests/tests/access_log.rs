@@ -476,6 +476,7 @@ fn no_functions_policy_allows_changing_or_deleting_an_access_record() {
             "OrganisationsFunction",
             "PhoneCallsFunction",
             "PortalsFunction",
+            "QuestionnaireSchedulerFunction",
             "QuestionnairesFunction"
         ]
     );

@@ -121,6 +121,18 @@ async fn an_exhausted_entry_raises_one_alert_and_the_first_contact_in_window_is_
     );
     let again = app.run_scheduler(t0() + TimeDelta::minutes(10)).await;
     assert_eq!(again["notificationsSent"], 0, "nothing before the delay");
+
+    // The SMS named the client outside the organisation: the access log says so.
+    let log = app.get("/access-log?limit=100", Some(&token)).await.json();
+    let disclosures: Vec<&Value> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["action"] == "alert.notify")
+        .collect();
+    assert_eq!(disclosures.len(), 1, "{log}");
+    assert_eq!(disclosures[0]["accessor"]["kind"], "scheduler");
+    assert_eq!(disclosures[0]["clientIds"], json!([1]));
 }
 
 async fn without_acknowledgement_contacts_are_messaged_in_turn_by_window_then_all_at_once(
@@ -243,7 +255,13 @@ async fn another_portals_alert_is_missing_and_bad_queries_are_refused(backend: B
     app.get("/alerts", None)
         .await
         .problem(StatusCode::UNAUTHORIZED);
-    for query in ["status=closed", "limit=0", "cursor=-1", "colour=red"] {
+    for query in [
+        "status=closed",
+        "limit=0",
+        "limit=1001",
+        "cursor=-1",
+        "cursor=x",
+    ] {
         app.get(&format!("/alerts?{query}"), Some(&token))
             .await
             .problem(StatusCode::BAD_REQUEST);

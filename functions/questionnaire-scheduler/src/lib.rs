@@ -27,9 +27,10 @@ use shared::ids::PortalId;
 use shared::notify::{Dialler, DiallerMessage, SmsSender, SnsSms, SqsDialler};
 use shared::records::{ContactDetail, Timestamp};
 use shared::runtime::{Platform, Services};
+use shared::store::access_log::{Access, Accessor, Action};
 use shared::store::{
-    CallTargets, Claim, DueEntry, EscalationStore, Narrow, SchedulerStore, StoreError, StoreResult,
-    StoredAlert,
+    AccessLogWriter, CallTargets, Claim, DueEntry, EscalationStore, Narrow, SchedulerStore,
+    StoreError, StoreResult, StoredAlert,
 };
 
 /// Entries read, claimed and sent together: their clients and (up to four) questionnaires fit
@@ -213,6 +214,8 @@ pub struct Scheduler {
     pub alerts: Arc<dyn EscalationStore>,
     pub dialler: Arc<dyn Dialler>,
     pub sms: Arc<dyn SmsSender>,
+    /// Every SMS about an alert discloses a client's name: it is in the access log first.
+    pub access_log: Arc<dyn AccessLogWriter>,
     pub clock: Arc<dyn Clock>,
     pub config: SchedulerConfig,
 }
@@ -232,6 +235,7 @@ impl Scheduler {
             alerts: services.store(),
             dialler,
             sms,
+            access_log: services.access_log.clone(),
             clock: services.clock.clone(),
             config,
         }
@@ -421,10 +425,34 @@ impl Scheduler {
             .unwrap_or_else(|| format!("Client {}", read.client_id));
         let message = read.message(&client_name);
         let mut failed = 0;
+        // As on every route: the access record first, and without it no data leaves.
+        let disclosure = Access {
+            portal_id: PortalId(read.portal_id),
+            accessor: Accessor::Scheduler,
+            action: Action::NotifyContacts,
+            client_ids: vec![read.client_id],
+            call_ids: Vec::new(),
+        }
+        .records(now, 200, &format!("alert-{}-{first}", read.id));
+        let logged = step.notify.is_empty()
+            || {
+                match self.access_log.append(&disclosure).await {
+                    Ok(()) => true,
+                    Err(error) => {
+                        tracing::error!(alert = read.id, error = %error_chain(&error), "access record not written; no SMS sent");
+                        false
+                    }
+                }
+            };
         for (index, contact) in step.notify.iter().enumerate() {
             let number = contact.contact_number.as_deref().unwrap_or_default();
-            if let Err(error) = self.sms.send_sms(number, &message).await {
-                tracing::warn!(alert = read.id, contact = contact.id, %error, "alert SMS refused");
+            let sent = if logged {
+                self.sms.send_sms(number, &message).await
+            } else {
+                Err("the access record was not written".into())
+            };
+            if let Err(error) = sent {
+                tracing::warn!(alert = read.id, contact = contact.id, %error, "alert SMS not sent");
                 next.notifications[first + index].delivery = Delivery::Failed;
                 failed += 1;
             }
@@ -682,13 +710,37 @@ mod tests {
         assert!(config.within_calling_hours(at("2026-11-20T17:59:59Z")));
     }
 
+    /// An environment holding only `name` = `value`.
+    fn only(name: &'static str, value: &'static str) -> impl Fn(&str) -> Option<String> {
+        move |asked: &str| (asked == name).then(|| value.to_string())
+    }
+
     #[test]
     fn calling_hours_come_from_the_environment_and_are_checked() {
         let zone = shared::zone::Zone::stockholm();
         let config =
-            SchedulerConfig::from_lookup(zone.clone(), |_| Some("08:00-20:30".into())).unwrap();
+            SchedulerConfig::from_lookup(zone.clone(), only("CALLING_HOURS", "08:00-20:30"))
+                .unwrap();
         assert_eq!(config.calling_hours.end, NaiveTime::from_hms_opt(20, 30, 0));
-        let error = SchedulerConfig::from_lookup(zone, |_| Some("8-20".into())).unwrap_err();
+        let error = SchedulerConfig::from_lookup(zone, only("CALLING_HOURS", "8-20")).unwrap_err();
         assert_eq!(error.name, "CALLING_HOURS");
+    }
+
+    #[test]
+    fn the_escalation_delay_comes_from_the_environment_within_a_day() {
+        let zone = shared::zone::Zone::stockholm();
+        let default = SchedulerConfig::from_lookup(zone.clone(), |_| None).unwrap();
+        assert_eq!(default.escalation_delay, TimeDelta::minutes(30));
+        let set =
+            SchedulerConfig::from_lookup(zone.clone(), only("ESCALATION_DELAY_MINUTES", "45"))
+                .unwrap();
+        assert_eq!(set.escalation_delay, TimeDelta::minutes(45));
+        for wrong in ["0", "1441", "half an hour", "-5"] {
+            let error = SchedulerConfig::from_lookup(zone.clone(), move |name: &str| {
+                (name == "ESCALATION_DELAY_MINUTES").then(|| wrong.to_string())
+            })
+            .unwrap_err();
+            assert_eq!(error.name, "ESCALATION_DELAY_MINUTES");
+        }
     }
 }

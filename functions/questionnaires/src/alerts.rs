@@ -45,7 +45,6 @@ impl From<StoredAlert> for AlertView {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct AlertQuery {
     /// `open` or `acknowledged`; without it, both.
     #[param(value_type = Option<AlertStatus>)]

@@ -37,6 +37,8 @@ pub enum Accessor {
     ImportSecret,
     /// The voice platform, by a signed delivery.
     VoicePlatform,
+    /// The questionnaire scheduler, messaging an alert's final-outpost contacts.
+    Scheduler,
 }
 
 impl Accessor {
@@ -82,6 +84,10 @@ pub enum Action {
     /// `POST /questionnaires/{id}/start-for-clients`.
     #[serde(rename = "questionnaire.start")]
     StartQuestionnaire,
+    /// An alert's SMS to final-outpost contacts (the scheduler): the client's name and what
+    /// happened, disclosed outside the organisation.
+    #[serde(rename = "alert.notify")]
+    NotifyContacts,
     /// `GET /alerts`: the clients of the alerts listed.
     #[serde(rename = "alerts.list")]
     ListAlerts,
