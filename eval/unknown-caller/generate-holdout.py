@@ -145,9 +145,10 @@ for first in MEN + WOMEN:
         add_client(f"{first} {surname}", R.choice(own_portals))
 nicknamed = {}
 for name, short in NICKNAMED:
-    surname = R.choice(SURNAMES)
+    surname, other = R.sample(SURNAMES, 2)
     nicknamed[short] = add_client(f"{name} {surname}", R.choice(own_portals))
-    add_client(f"{name} {R.choice(SURNAMES)}", R.choice(own_portals))
+    # A namesake by given name only: the surname still tells them apart.
+    add_client(f"{name} {other}", R.choice(own_portals))
 doubles = {}
 for double in DOUBLE_FIRST:
     doubles[double] = add_client(f"{double} {R.choice(SURNAMES)}", R.choice(own_portals))

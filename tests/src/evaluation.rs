@@ -6,10 +6,14 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-/// The evaluation set's cases file, as the command and the test read it.
+/// The development set's cases file, as the command and the test read it.
 pub const CASES: &str = include_str!("../../eval/unknown-caller/dev.cases.json");
 /// Its fixture: organisation 5 (portals 11-13) and organisation 9 (portal 21).
 pub const FIXTURE: &str = include_str!("../../eval/unknown-caller/dev.fixture.json");
+/// The held-out set (issue 21), never tuned on: organisation 7 (portals 31-33) and
+/// organisation 8 (portal 41), written by `eval/unknown-caller/generate-holdout.py`.
+pub const HOLDOUT_CASES: &str = include_str!("../../eval/unknown-caller/holdout.cases.json");
+pub const HOLDOUT_FIXTURE: &str = include_str!("../../eval/unknown-caller/holdout.fixture.json");
 
 /// Tallies of answers to the cases, by the scoring rules of the evaluation set: a 200 naming
 /// the expected client, or a 404 where no client is expected, is right; a 200 naming anyone
@@ -90,6 +94,11 @@ impl Evaluation {
             self.wrong,
             self.abstained
         )
+    }
+
+    /// The share of cases answered right, in percent.
+    pub fn percent_right(&self) -> f64 {
+        f64::from(self.correct) * 100.0 / f64::from(self.cases().max(1))
     }
 
     /// The confidence bands whose suggestions are right less often than the band promises.

@@ -425,25 +425,7 @@ impl Scheduler {
             .unwrap_or_else(|| format!("Client {}", read.client_id));
         let message = read.message(&client_name);
         let mut failed = 0;
-        // As on every route: the access record first, and without it no data leaves.
-        let disclosure = Access {
-            portal_id: PortalId(read.portal_id),
-            accessor: Accessor::Scheduler,
-            action: Action::NotifyContacts,
-            client_ids: vec![read.client_id],
-            call_ids: Vec::new(),
-        }
-        .records(now, 200, &format!("alert-{}-{first}", read.id));
-        let logged = step.notify.is_empty()
-            || {
-                match self.access_log.append(&disclosure).await {
-                    Ok(()) => true,
-                    Err(error) => {
-                        tracing::error!(alert = read.id, error = %error_chain(&error), "access record not written; no SMS sent");
-                        false
-                    }
-                }
-            };
+        let logged = step.notify.is_empty() || self.disclosed(read, now, first).await;
         for (index, contact) in step.notify.iter().enumerate() {
             let number = contact.contact_number.as_deref().unwrap_or_default();
             let sent = if logged {
@@ -470,6 +452,32 @@ impl Scheduler {
             sent: step.notify.len() - failed,
             failed,
         })
+    }
+
+    /// Writes the access record of an alert's messages before they leave, as every route
+    /// writes its record before its answer does; `false` (and no message may leave) when it
+    /// could not be written. `step` (the index of the step's first notification) stands in for
+    /// a request's trace id in the record's id.
+    async fn disclosed(&self, alert: &Alert, now: Timestamp, step: usize) -> bool {
+        let records = Access {
+            portal_id: PortalId(alert.portal_id),
+            accessor: Accessor::Scheduler,
+            action: Action::NotifyContacts,
+            client_ids: vec![alert.client_id],
+            call_ids: Vec::new(),
+        }
+        .records(now, 200, &format!("alert-{}-{step}", alert.id));
+        match self.access_log.append(&records).await {
+            Ok(()) => true,
+            Err(error) => {
+                tracing::error!(
+                    alert = alert.id,
+                    error = %error_chain(&error),
+                    "access record not written; no SMS sent"
+                );
+                false
+            }
+        }
     }
 
     async fn run_chunk(

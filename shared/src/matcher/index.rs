@@ -165,12 +165,18 @@ const STOP_WORDS: &[&str] = &[
     "mer",
 ];
 
+/// Whether a folded word says nothing about who a client is.
+pub(crate) fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word)
+}
+
 fn topic_words(texts: &[Option<&str>]) -> HashSet<String> {
     texts
         .iter()
         .flatten()
         .flat_map(|text| text::words(text))
         .filter(|word| word.chars().count() >= 3 && !STOP_WORDS.contains(&word.as_str()))
+        .map(|word| text::topic_stem(&word).to_string())
         .collect()
 }
 
@@ -183,9 +189,15 @@ impl Person {
             .filter(|words| !words.is_empty())
             .collect();
         let (first_names, surnames) = match name_words.split_last() {
-            Some((last, first)) if !first.is_empty() => {
-                (first.iter().flatten().cloned().collect(), last.clone())
-            }
+            // A double given name is one name ("Ann-Sofi" is not "Sofi"): only its joined form.
+            Some((last, first)) if !first.is_empty() => (
+                first
+                    .iter()
+                    .filter_map(|words| words.last())
+                    .cloned()
+                    .collect(),
+                last.clone(),
+            ),
             Some((only, _)) => (only.clone(), Vec::new()),
             None => (Vec::new(), Vec::new()),
         };
@@ -246,7 +258,27 @@ pub enum Role {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mention {
     pub words: Vec<String>,
+    /// The halves of hyphenated words, which `words` also holds: a surname may be said by
+    /// either half, a double given name never is.
+    pub halves: Vec<String>,
     pub role: Role,
+}
+
+impl Mention {
+    /// How many words were said: a hyphenated name is one word, not its halves and their
+    /// joined form.
+    pub fn said_words(&self) -> usize {
+        self.words.len().saturating_sub(self.halves.len())
+    }
+
+    /// The words that may be a given name: all but the halves of a double name.
+    pub fn given_words(&self) -> Vec<String> {
+        self.words
+            .iter()
+            .filter(|word| !self.halves.contains(word))
+            .cloned()
+            .collect()
+    }
 }
 
 /// Titles and sentence openers that are capitalised but name nobody.
@@ -360,11 +392,16 @@ pub fn mentions(summary: &str) -> Vec<Mention> {
         while i < raw.len() && raw[i].chars().next().is_some_and(char::is_uppercase) {
             i += 1;
         }
-        let words: Vec<String> = raw[start..i]
-            .iter()
-            .flat_map(|w| text::words(w))
-            .filter(|w| !TITLES.contains(&w.as_str()))
-            .collect();
+        let mut words = Vec::new();
+        let mut halves = Vec::new();
+        for raw_word in &raw[start..i] {
+            let split = text::words(raw_word);
+            if raw_word.contains('-') && split.len() > 1 {
+                halves.extend(split[..split.len() - 1].iter().cloned());
+            }
+            words.extend(split);
+        }
+        words.retain(|w| !TITLES.contains(&w.as_str()));
         if words.is_empty() {
             continue;
         }
@@ -377,9 +414,30 @@ pub fn mentions(summary: &str) -> Vec<Mention> {
         } else {
             Role::Caller
         };
-        mentions.push(Mention { words, role });
+        mentions.push(Mention {
+            words,
+            halves,
+            role,
+        });
     }
     mentions
+}
+
+/// Ordinary Swedish and English words (stopwords-iso's lists and the nouns summaries use for
+/// the person, `shared/assets/ordinary-words.txt`): capitalised at the start of a sentence
+/// ("Brukaren Holm ringde", "Kunden ...") they are still not names.
+const ORDINARY_WORDS: &str = include_str!("../../assets/ordinary-words.txt");
+
+fn ordinary_words() -> &'static HashSet<String> {
+    static WORDS: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
+    WORDS.get_or_init(|| {
+        ORDINARY_WORDS
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && !line.starts_with(['#', '[']))
+            .map(fold)
+            .collect()
+    })
 }
 
 /// What a call says that can identify its client.
@@ -434,7 +492,10 @@ pub struct ClientIndex {
     counts: [HashMap<String, usize>; Field::COUNT],
     by_word: HashMap<String, Vec<usize>>,
     by_sound: HashMap<String, Vec<usize>>,
-    by_canonical: HashMap<&'static str, Vec<usize>>,
+    /// Clients by every name their given names stand for (`names::name_groups`).
+    by_given_name: HashMap<String, Vec<usize>>,
+    /// Every client's given names and surnames: an ordinary word that is one is read as a name.
+    name_words: HashSet<String>,
     by_phone: HashMap<String, Vec<usize>>,
     by_national_id: HashMap<String, Vec<usize>>,
     /// Distinct name words, for near-spelling lookups without touching every client.
@@ -455,7 +516,8 @@ impl ClientIndex {
             counts: Default::default(),
             by_word: HashMap::new(),
             by_sound: HashMap::new(),
-            by_canonical: HashMap::new(),
+            by_given_name: HashMap::new(),
+            name_words: HashSet::new(),
             by_phone: HashMap::new(),
             by_national_id: HashMap::new(),
             vocabulary: Vec::new(),
@@ -492,10 +554,16 @@ impl ClientIndex {
                     .or_default() += 1;
             }
             for name in &person.first_names {
-                if let Some(canonical) = names::canonical_first_name(name) {
-                    index.by_canonical.entry(canonical).or_default().push(i);
+                for group in names::name_groups(name) {
+                    let holders = index.by_given_name.entry(group.to_string()).or_default();
+                    if holders.last() != Some(&i) {
+                        holders.push(i);
+                    }
                 }
             }
+            index
+                .name_words
+                .extend(person.first_names.iter().chain(&person.surnames).cloned());
             for phone in &person.phones {
                 index.by_phone.entry(phone.clone()).or_default().push(i);
             }
@@ -510,6 +578,30 @@ impl ClientIndex {
 
     pub fn len(&self) -> usize {
         self.people.len()
+    }
+
+    /// Whether some client has `word` (folded) as a surname.
+    pub fn is_surname(&self, word: &str) -> bool {
+        self.counts[Field::Surname as usize].contains_key(word)
+    }
+
+    /// The call's facts with the ordinary words taken out of its mentions, unless the word is a
+    /// given name or a client of the organisation has it as a name ("Per", "Bo" and "Bill" are
+    /// ordinary words too).
+    pub fn read_as_names(&self, facts: &CallFacts) -> CallFacts {
+        let ordinary = ordinary_words();
+        let mut facts = facts.clone();
+        for mention in &mut facts.mentions {
+            mention.words.retain(|word| {
+                !ordinary.contains(word)
+                    || self.name_words.contains(word)
+                    || names::is_known_given_name(word)
+            });
+            let words = &mention.words;
+            mention.halves.retain(|half| words.contains(half));
+        }
+        facts.mentions.retain(|mention| !mention.words.is_empty());
+        facts
     }
 
     pub fn is_empty(&self) -> bool {
@@ -536,8 +628,8 @@ impl ClientIndex {
             if let Some(stem) = text::without_possessive(word) {
                 add(self.by_word.get(stem));
             }
-            if let Some(canonical) = names::canonical_first_name(word) {
-                add(self.by_canonical.get(canonical));
+            for group in names::name_groups(word) {
+                add(self.by_given_name.get(group));
             }
         }
         // Sound-alikes only for the words said as names: "called" sounds like "Kalle".
@@ -560,10 +652,10 @@ impl ClientIndex {
             .filter(|w| w.chars().count() >= 4)
             .collect();
         for known in &self.vocabulary {
-            if heard
-                .iter()
-                .any(|w| matches!(names::compare(w, known), Some(NameMatch::Fuzzy(_))))
-            {
+            if heard.iter().any(|w| {
+                matches!(names::compare(w, known), Some(NameMatch::Fuzzy(_)))
+                    || (!names::is_known_given_name(w) && names::is_swedish_pet_form(w, known))
+            }) {
                 add(self.by_word.get(known));
             }
         }
@@ -573,12 +665,17 @@ impl ClientIndex {
     }
 }
 
-/// The best match of any of `heard` for `name`.
-pub(crate) fn best_match(heard: &[String], name: &str) -> Option<NameMatch> {
+/// The best match of any of `heard` for `name`, compared by `compare` (`names::compare` for
+/// surnames, `names::compare_given` for given names).
+pub(crate) fn best_match(
+    heard: &[String],
+    name: &str,
+    compare: fn(&str, &str) -> Option<NameMatch>,
+) -> Option<NameMatch> {
     heard
         .iter()
         .flat_map(|word| std::iter::once(word.as_str()).chain(text::without_possessive(word)))
-        .filter_map(|word| names::compare(word, name))
+        .filter_map(|word| compare(word, name))
         .max_by(|a, b| a.strength().total_cmp(&b.strength()))
 }
 

@@ -1,14 +1,19 @@
 //! Comparing a name heard in a call with a client's name: exact, nickname, phonetic and fuzzy
 //! evidence, robust to how speech recognition misspells Swedish names.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use super::text::fold;
 
 /// How well a heard word matches a name word, and why.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NameMatch {
     Exact,
-    /// A common short form of the name ("Kalle" for Karl).
+    /// A short form or spelling variant the name data knows ("Kalle" for Karl).
     Nickname,
+    /// A Swedish pet form by the usual pattern, not in the data ("Robban" for Robert).
+    PetForm,
     /// Spelled differently, pronounced alike ("Eriksson", "Ericson").
     Phonetic,
     /// Close in spelling (Jaro-Winkler similarity, 0.88 or more).
@@ -21,6 +26,7 @@ impl NameMatch {
         match self {
             Self::Exact => 1.0,
             Self::Nickname => 0.9,
+            Self::PetForm => 0.8,
             Self::Phonetic => 0.85,
             Self::Fuzzy(similarity) => 0.8 * similarity,
         }
@@ -30,15 +36,27 @@ impl NameMatch {
 /// The least Jaro-Winkler similarity that counts as a misspelling of the same name.
 const FUZZY_THRESHOLD: f64 = 0.88;
 
-/// Compares a heard word with a name word, both folded (`text::words`).
-pub fn compare(heard: &str, name: &str) -> Option<NameMatch> {
+/// Compares a heard word with a given name, both folded (`text::words`): as `compare`, and a
+/// short form, spelling variant or pet form of the name counts too.
+pub fn compare_given(heard: &str, name: &str) -> Option<NameMatch> {
     if heard == name {
         return Some(NameMatch::Exact);
     }
-    if canonical_first_name(heard) == canonical_first_name(name)
-        && canonical_first_name(heard).is_some()
-    {
+    if same_given_name(heard, name) {
         return Some(NameMatch::Nickname);
+    }
+    // A name of its own ("Anna") is not read as a pet form of another ("Anders").
+    if !is_known_given_name(heard) && is_swedish_pet_form(heard, name) {
+        return Some(NameMatch::PetForm);
+    }
+    compare(heard, name)
+}
+
+/// Compares a heard word with a name word, both folded (`text::words`): the same word, the same
+/// sound, or a near spelling.
+pub fn compare(heard: &str, name: &str) -> Option<NameMatch> {
+    if heard == name {
+        return Some(NameMatch::Exact);
     }
     // Short words sound alike by accident; they must match exactly.
     if heard.chars().count() < 3 || name.chars().count() < 3 {
@@ -55,10 +73,13 @@ pub fn compare(heard: &str, name: &str) -> Option<NameMatch> {
     (similarity >= FUZZY_THRESHOLD).then_some(NameMatch::Fuzzy(similarity))
 }
 
-/// A sound key for a Swedish (or English-spelled) name: consonant sounds in order, the first
-/// vowel as back (a, o, u, å) or front (e, i, y, ä, ö) so that "Lund" and "Lind" stay apart,
-/// later vowels dropped (where speech recognition errs most), doubled sounds once. Written on the unfolded word where
-/// Swedish spelling decides the sound ("Göran" begins like "Jöran"), folded otherwise.
+/// A sound key for a Swedish (or English-spelled) name, after the Swedish phonetic keys of the
+/// SfinxBis kind: consonant sounds in order (sj/sk/stj/ch/tj sounds as one, soft g and k before
+/// front vowels, c, q, w, x, z, ph, th, ck as said, -rg/-lg before a consonant as -rj/-lj), the
+/// first vowel kept as a class (i/y, e/ä, the rest: "Lund" and "Lind" stay apart, "Sjöberg"
+/// and a transcribed "Sjoberg" do not), later vowels dropped (where speech
+/// recognition errs most), doubled sounds once. Written on the unfolded word where Swedish
+/// spelling decides the sound ("Göran" begins like "Jöran"), folded otherwise.
 pub fn phonetic_key(word: &str) -> String {
     let lower: Vec<char> = word.to_lowercase().chars().collect();
     let front = |c: Option<&char>| matches!(c, Some('e' | 'i' | 'y' | 'ä' | 'ö'));
@@ -91,6 +112,14 @@ pub fn phonetic_key(word: &str) -> String {
             ('T', 2)
         } else if starts(&["ck"]) {
             ('K', 2)
+        } else if lower[i] == 'g'
+            && i > 0
+            && matches!(lower[i - 1], 'r' | 'l')
+            && !next.is_some_and(|c| vowel(*c))
+        {
+            // -rg and -lg before a consonant or at the end are said -rj, -lj ("Sjöberg" is
+            // heard "Sjöbärj", "Bergkvist" "Bärjkvist").
+            ('J', 1)
         } else {
             let c = fold(&lower[i].to_string()).chars().next().unwrap_or(' ');
             let sound = match c {
@@ -112,7 +141,14 @@ pub fn phonetic_key(word: &str) -> String {
                         i += 1;
                         continue;
                     }
-                    if front(Some(&lower[i])) { 'E' } else { 'A' }
+                    // Three classes: i and y; e and ä (said alike, "Bärj" for Berg); the rest,
+                    // with ö among a, o, u and å, since speech recognition writes "Sjoberg"
+                    // for Sjöberg.
+                    match lower[i] {
+                        'i' | 'y' | 'í' => 'I',
+                        'e' | 'é' | 'è' | 'ä' | 'æ' => 'E',
+                        _ => 'A',
+                    }
                 }
                 c => c.to_ascii_uppercase(),
             };
@@ -126,97 +162,111 @@ pub fn phonetic_key(word: &str) -> String {
     sounds.into_iter().collect()
 }
 
-/// Swedish first names and their common short forms; the first of each row is the name the
-/// others stand for.
-const NICKNAMES: &[&[&str]] = &[
-    &["karl", "kalle", "carl", "calle"],
-    &["lars", "lasse"],
-    &["olof", "olov", "olle", "ola"],
-    &["per", "pelle", "perra", "peter"],
-    &["nils", "nisse"],
-    &["johan", "janne", "jan", "johannes", "jonte"],
-    &["gustav", "gustaf", "gurra", "gösta", "gosta"],
-    &["bo", "bosse"],
-    &["hans", "hasse"],
-    &["lennart", "lelle", "lenne"],
-    &["mikael", "michael", "micke", "mike"],
-    &["joakim", "jocke"],
-    &["tomas", "thomas", "tompa", "tommy"],
-    &["niklas", "nicklas", "nicke", "klas", "claes", "klasse"],
-    &["fredrik", "fredde"],
-    &["robert", "robban", "robbe"],
-    &["rolf", "rolle"],
-    &["ulf", "uffe"],
-    &["stig", "stickan"],
-    &["torsten", "totte"],
-    &["tobias", "tobbe"],
-    &["daniel", "danne"],
-    &["kenneth", "kenta", "kent"],
-    &["ragnar", "ragge"],
-    &["sigvard", "sigurd", "sigge"],
-    &["alf", "affe"],
-    &["sture", "sturre"],
-    &["ingvar", "ingge"],
-    &[
-        "kristina",
-        "christina",
-        "stina",
-        "kicki",
-        "kristin",
-        "kerstin",
-    ],
-    &[
-        "margareta",
-        "margaretha",
-        "maggan",
-        "greta",
-        "märta",
-        "marta",
-    ],
-    &[
-        "elisabet",
-        "elisabeth",
-        "lisa",
-        "bettan",
-        "lisbeth",
-        "lisbet",
-        "elsa",
-    ],
-    &[
-        "karin",
-        "kajsa",
-        "kaisa",
-        "katarina",
-        "catharina",
-        "kattis",
-        "karina",
-    ],
-    &["birgitta", "britt", "gittan", "birgit", "brita", "britta"],
-    &["charlotte", "charlotta", "lotta", "lotten"],
-    &["maria", "mia", "maja", "majken", "marie", "mimmi"],
-    &["susanne", "susanna", "sussie", "susse", "sanna"],
-    &["helena", "lena", "magdalena", "malena"],
-    &["gunilla", "gunnel", "gunnis", "nilla"],
-    &["ingrid", "inga", "ingegerd", "ingegärd", "ingis"],
-    &["anna", "annika", "anki", "annie", "anneli"],
-    &["eva", "evy", "evelina"],
-    &["ulrika", "ulla"],
-    &["barbro", "babs"],
-    &["agneta", "agge"],
-    &["viktoria", "victoria", "vicky", "vickan"],
-    &["gunnar", "gunne"],
-    &["göran", "goran", "jöran", "joran", "örjan", "orjan"],
-    &["sven", "svenne"],
-    &["bengt", "bengan"],
-    &["anders", "anders", "ante", "andreas"],
-];
+/// Given names and the names they are short forms or spelling variants of: the reference
+/// (English Wiktionary's given-name entries for the Nordic languages and English) and the
+/// forms curated here that it lacks. Data, not code: `shared/assets/README.md` names the source.
+const REFERENCE_VARIANTS: &str = include_str!("../../assets/name-variants.tsv");
+const CURATED_VARIANTS: &str = include_str!("../../assets/name-variants-curated.tsv");
 
-/// The full name a first name or short form stands for, if the table knows it.
-pub fn canonical_first_name(word: &str) -> Option<&'static str> {
-    NICKNAMES
+/// Each folded given name that is a short form or variant, with the folded names it stands for.
+fn variants() -> &'static HashMap<String, Vec<String>> {
+    static VARIANTS: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
+    VARIANTS.get_or_init(|| {
+        let mut variants: HashMap<String, Vec<String>> = HashMap::new();
+        for line in REFERENCE_VARIANTS.lines().chain(CURATED_VARIANTS.lines()) {
+            if line.starts_with('#') {
+                continue;
+            }
+            let mut columns = line.split('\t');
+            if let (Some(variant), Some(name)) = (columns.next(), columns.next()) {
+                let (variant, name) = (fold(variant.trim()), fold(name.trim()));
+                if !variant.is_empty() && !name.is_empty() && variant != name {
+                    let names = variants.entry(variant).or_default();
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+        }
+        variants
+    })
+}
+
+/// The names a given name belongs with: itself, and every name it is a short form or variant
+/// of. Two given names are the same name when these share one ("Kalle" and "Calle" both stand
+/// for "karl").
+pub fn name_groups(word: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(word).chain(
+        variants()
+            .get(word)
+            .into_iter()
+            .flatten()
+            .map(String::as_str),
+    )
+}
+
+/// Whether the name data knows `word` (folded) as a given name or a form of one.
+pub fn is_known_given_name(word: &str) -> bool {
+    static KNOWN: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+    KNOWN
+        .get_or_init(|| {
+            variants()
+                .iter()
+                .flat_map(|(variant, names)| {
+                    std::iter::once(variant.as_str()).chain(names.iter().map(String::as_str))
+                })
+                .collect()
+        })
+        .contains(word)
+}
+
+fn same_given_name(heard: &str, name: &str) -> bool {
+    name_groups(heard).any(|a| name_groups(name).any(|b| a == b))
+}
+
+/// Endings of Swedish pet forms, longest first: Robb-an, Katt-is, Suss-ie, Pell-e.
+const PET_ENDINGS: &[&str] = &["an", "is", "ie", "en", "e", "a", "o", "y", "i"];
+
+/// A Swedish pet form made the usual way: the name's first syllable, its consonant doubled,
+/// and a pet ending ("Robban" for Robert, "Kattis" for Katarina, "Mackan" for Markus, "Micke"
+/// for Mikael, "Uffe" for Ulf). The first syllable is the name's opening consonants and vowel;
+/// an `r` or `l` after the vowel may fall away (Ma(r)kus, U(l)f). Both words folded.
+pub fn is_swedish_pet_form(heard: &str, name: &str) -> bool {
+    let Some(stem) = PET_ENDINGS
         .iter()
-        .find(|row| row.contains(&word))
-        .map(|row| row[0])
+        .find_map(|ending| heard.strip_suffix(ending))
+    else {
+        return false;
+    };
+    let chars: Vec<char> = stem.chars().collect();
+    let [head @ .., a, b] = chars.as_slice() else {
+        return false;
+    };
+    let consonant = match (a, b) {
+        ('c', 'k') => 'k',
+        (a, b) if a == b && !is_vowel(*a) => *a,
+        _ => return false,
+    };
+    // The head is the first syllable: consonants, then exactly one vowel, ending on it.
+    let vowels = head.iter().filter(|c| is_vowel(**c)).count();
+    if vowels != 1 || !head.last().is_some_and(|c| is_vowel(*c)) || heard == name {
+        return false;
+    }
+    let head: String = head.iter().collect();
+    let Some(rest) = name.strip_prefix(head.as_str()) else {
+        return false;
+    };
+    let rest = rest
+        .strip_prefix(['r', 'l'])
+        .filter(|after| {
+            after.starts_with(consonant) || (consonant == 'k' && after.starts_with('c'))
+        })
+        .unwrap_or(rest);
+    rest.starts_with(consonant) || (consonant == 'k' && rest.starts_with('c'))
+}
+
+fn is_vowel(c: char) -> bool {
+    "aeiouy".contains(c)
 }
 
 #[cfg(test)]
@@ -235,6 +285,8 @@ mod tests {
             ("Göran", "Jöran"),
             ("Kjell", "Tjell"),
             ("Kerstin", "Cherstin"),
+            ("Sjöberg", "Sjobärj"),
+            ("Bergkvist", "Bärjkvist"),
         ] {
             assert_eq!(phonetic_key(a), phonetic_key(b), "{a} / {b}");
         }
@@ -243,11 +295,48 @@ mod tests {
     }
 
     #[test]
-    fn nicknames_stand_for_their_names() {
-        assert_eq!(compare("kalle", "karl"), Some(NameMatch::Nickname));
-        assert_eq!(compare("lasse", "lars"), Some(NameMatch::Nickname));
-        assert_eq!(compare("maggan", "margareta"), Some(NameMatch::Nickname));
-        assert_eq!(compare("kalle", "lars"), None);
+    fn short_forms_from_the_name_data_stand_for_their_names() {
+        assert_eq!(compare_given("kalle", "karl"), Some(NameMatch::Nickname));
+        assert_eq!(compare_given("calle", "karl"), Some(NameMatch::Nickname));
+        assert_eq!(compare_given("lasse", "lars"), Some(NameMatch::Nickname));
+        assert_eq!(
+            compare_given("maggan", "margareta"),
+            Some(NameMatch::Nickname)
+        );
+        assert_eq!(
+            compare_given("gittan", "birgitta"),
+            Some(NameMatch::Nickname)
+        );
+        assert_eq!(compare_given("bill", "william"), Some(NameMatch::Nickname));
+        assert_eq!(compare_given("kalle", "lars"), None);
+        assert_eq!(
+            compare("kalle", "karl"),
+            None,
+            "surnames have no short forms"
+        );
+    }
+
+    #[test]
+    fn swedish_pet_forms_follow_the_first_syllable() {
+        for (pet, name) in [
+            ("robban", "robert"),
+            ("kattis", "katarina"),
+            ("mackan", "markus"),
+            ("micke", "mikael"),
+            ("uffe", "ulf"),
+            ("tobbe", "tobias"),
+            ("sussie", "susanne"),
+        ] {
+            assert!(is_swedish_pet_form(pet, name), "{pet} / {name}");
+        }
+        for (word, name) in [("robert", "robert"), ("bengt", "bengan")] {
+            assert!(!is_swedish_pet_form(word, name), "{word} / {name}");
+        }
+        assert_eq!(
+            compare_given("anna", "anders"),
+            None,
+            "a name of its own is no pet form"
+        );
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! candidates into confidences against the chance that the caller is none of them.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use super::index::{CallFacts, ClientIndex, Field, Person, Role, best_match};
-use super::names::NameMatch;
+use super::index::{CallFacts, ClientIndex, Field, Person, Role, best_match, is_stop_word};
+use super::names::{self, NameMatch};
+use super::text::topic_stem;
 
 /// Log-odds weights. Names, streets, cities, zip codes and topic words weigh what their
 /// rarity among the organisation's clients says (`ClientIndex::weight`); these are the fixed
@@ -15,15 +16,21 @@ mod weight {
     pub const FULL_NAME_BONUS: f64 = 1.0;
     /// A name of the same mention that is not this client's (another "Marie" than "Anna").
     pub const CONFLICTING_FIRST_NAME: f64 = -3.0;
+    /// A surname said with the given name that is not this client's.
+    pub const CONFLICTING_SURNAME: f64 = -3.0;
     /// A relative calling shares the surname but is not the client.
     pub const PROXY_SURNAME_SHARE: f64 = 0.4;
     pub const PHONE: f64 = 10.0;
     pub const NATIONAL_ID: f64 = 14.0;
     pub const STREET_NUMBER: f64 = 2.5;
     pub const OTHER_STREET_NUMBER: f64 = -2.5;
-    /// A topic word is weaker evidence than its rarity: others may share the ailment.
-    pub const TOPIC_SHARE: f64 = 0.8;
+    /// A topic the notes hold and the call names counts as much as its rarity says: among
+    /// the clients the names already point to, few share it, and callers seldom bring up a
+    /// topic that is not theirs.
+    pub const TOPIC_SHARE: f64 = 1.0;
     pub const TOPIC_WORDS_COUNTED: usize = 2;
+    /// A topic no other client with the given name the call says holds.
+    pub const DISTINCT_TOPIC: f64 = 1.0;
     /// "None of these clients" scores the log of the number of clients plus this: a
     /// candidate must outweigh the prior odds against any one client.
     pub const NONE_BIAS: f64 = 0.0;
@@ -32,7 +39,9 @@ mod weight {
 fn describe(kind: &str, heard: &str, known: &str, how: NameMatch) -> String {
     match how {
         NameMatch::Exact => format!("{kind} '{known}'"),
-        NameMatch::Nickname => format!("{kind} '{heard}' (short for '{known}')"),
+        NameMatch::Nickname | NameMatch::PetForm => {
+            format!("{kind} '{heard}' (short for '{known}')")
+        }
         NameMatch::Phonetic | NameMatch::Fuzzy(_) => format!("{kind} '{heard}' (like '{known}')"),
     }
 }
@@ -58,13 +67,28 @@ impl Reasons {
     }
 }
 
+/// A remembered name comparison: the mention, the client's name word, and whether it is a
+/// given name.
+type NameKey<'a> = (usize, &'a str, bool);
+
 /// Scores candidates for one call's facts. Name comparisons (sound keys, Jaro-Winkler) are the
 /// costly part and repeat across candidates who share a name, so each (mention, name) pair is
 /// compared once per request.
 pub struct Scorer<'a> {
     index: &'a ClientIndex,
     facts: &'a CallFacts,
-    names: RefCell<HashMap<(usize, &'a str), Option<NameMatch>>>,
+    /// Per mention, the words that may be a given name (`Mention::given_words`).
+    given_words: Vec<Vec<String>>,
+    /// The call's words as topic stems (`text::topic_stem`).
+    topic_words: HashSet<&'a str>,
+    names: RefCell<HashMap<NameKey<'a>, Option<NameMatch>>>,
+    /// Per topic stem the call names, how many candidates whose given name the call says hold
+    /// it (`count_holders`): a topic only one of them holds singles that one out.
+    topic_holders: HashMap<&'a str, usize>,
+    /// Per mention, how many candidates its words match as a given name (`count_holders`): a
+    /// heard given name weighs what the number of clients it could be says, however rare the
+    /// client's own form of it.
+    name_holders: Vec<usize>,
 }
 
 impl<'a> Scorer<'a> {
@@ -72,25 +96,114 @@ impl<'a> Scorer<'a> {
         Self {
             index,
             facts,
+            given_words: facts.mentions.iter().map(|m| m.given_words()).collect(),
+            topic_words: facts
+                .words
+                .iter()
+                .filter(|w| !is_stop_word(w))
+                .map(|w| topic_stem(w))
+                .collect(),
             names: RefCell::default(),
+            topic_holders: HashMap::new(),
+            name_holders: Vec::new(),
         }
     }
 
-    /// How the words of mention `m` match `name`, remembered.
-    fn name_match(&self, m: usize, name: &'a str) -> Option<NameMatch> {
+    /// Whether any mention's given name matches one of `person`'s.
+    fn given_name_said(&self, person: &'a Person) -> bool {
+        (0..self.facts.mentions.len())
+            .any(|m| self.closest_name(m, &person.first_names, true).is_some())
+    }
+
+    /// Counts, among `candidates`, the clients each mention's given name could be, and, among those
+    /// whose given name the call says, the holders of each topic the call names.
+    pub fn count_holders(&mut self, candidates: &[usize]) {
+        let mut names = vec![0; self.facts.mentions.len()];
+        for &i in candidates {
+            let person = self.index.person(i);
+            for (m, given) in names.iter_mut().enumerate() {
+                *given += usize::from(self.closest_name(m, &person.first_names, true).is_some());
+            }
+        }
+        self.name_holders = names;
+        let mut holders: HashMap<&'a str, usize> = HashMap::new();
+        for &i in candidates {
+            let person = self.index.person(i);
+            if !self.given_name_said(person) {
+                continue;
+            }
+            for word in &person.topic_words {
+                if let Some(stem) = self.topic_words.get(word.as_str()) {
+                    *holders.entry(stem).or_default() += 1;
+                }
+            }
+        }
+        self.topic_holders = holders;
+    }
+
+    /// How the words of mention `m` match `name`, as a given name or a surname, remembered.
+    fn name_match(&self, m: usize, name: &'a str, given: bool) -> Option<NameMatch> {
         *self
             .names
             .borrow_mut()
-            .entry((m, name))
-            .or_insert_with(|| best_match(&self.facts.mentions[m].words, name))
+            .entry((m, name, given))
+            .or_insert_with(|| {
+                if given {
+                    best_match(&self.given_words[m], name, names::compare_given)
+                } else {
+                    // A heard word that is another client's surname exactly was heard right:
+                    // it is not a misspelling of this one's ("Sjölund" is not "Skoglund").
+                    let heard: Vec<String> = self.facts.mentions[m]
+                        .words
+                        .iter()
+                        .filter(|word| *word == name || !self.index.is_surname(word))
+                        .cloned()
+                        .collect();
+                    best_match(&heard, name, names::compare)
+                }
+            })
     }
 
     /// Which of `names` mention `m` matches best, and how.
-    fn closest_name(&self, m: usize, names: &'a [String]) -> Option<(&'a String, NameMatch)> {
+    fn closest_name(
+        &self,
+        m: usize,
+        names: &'a [String],
+        given: bool,
+    ) -> Option<(&'a String, NameMatch)> {
         names
             .iter()
-            .filter_map(|name| self.name_match(m, name).map(|how| (name, how)))
+            .filter_map(|name| self.name_match(m, name, given).map(|how| (name, how)))
             .max_by(|a, b| a.1.strength().total_cmp(&b.1.strength()))
+    }
+
+    /// The weight of a name match: the rarity of the client's name, but never more than the
+    /// rarity of what was heard, which `holders` clients match ("Britt" is said for Britt,
+    /// Birgitta and Berit alike).
+    fn heard_weight(&self, field: Field, name: &str, holders: usize) -> f64 {
+        let own = self.index.weight(field, name);
+        if holders == 0 {
+            return own;
+        }
+        let heard = ((self.index.len() as f64 + 1.0) / (holders as f64 + 0.5)).ln();
+        own.min(heard)
+    }
+
+    /// Whether mention `m` ends in a word that would be a surname and is not one of this
+    /// client's: its last word, when that is not a given name, city or street of the client.
+    fn says_another_surname(&self, m: usize, person: &Person) -> bool {
+        let mention = &self.facts.mentions[m];
+        let Some(last) = mention.words.last() else {
+            return false;
+        };
+        mention.said_words() >= 2
+            && last.chars().count() >= 3
+            && !person.city_words.contains(last)
+            && !person.street_words.contains(last)
+            && !person
+                .first_names
+                .iter()
+                .any(|name| names::compare_given(last, name).is_some())
     }
 
     /// The score of one person, and (when `explain`) what matched, for the `reason`.
@@ -100,18 +213,22 @@ impl<'a> Scorer<'a> {
         let mut reasons = Reasons::new(explain);
 
         // Names: the best mention counts; its role decides how much.
-        let mut best_name = (0.0, Reasons::new(explain));
+        // The best mention's value, what it says, and whether it said a surname or a given
+        // name that is not this client's: then no topic can make up for it.
+        let mut best_name = (0.0, Reasons::new(explain), false);
         for (m, mention) in facts.mentions.iter().enumerate() {
-            let first = self.closest_name(m, &person.first_names);
-            let last = self.closest_name(m, &person.surnames);
+            let first = self.closest_name(m, &person.first_names, true);
+            let last = self.closest_name(m, &person.surnames, false);
             let (first_weight, last_weight) = match mention.role {
                 Role::Caller | Role::Subject => (1.0, 1.0),
                 Role::Proxy => (0.0, weight::PROXY_SURNAME_SHARE),
             };
             let mut value = 0.0;
             let mut said = Reasons::new(explain);
+            let given_holders = self.name_holders.get(m).copied().unwrap_or_default();
             if let Some((name, how)) = first {
-                value += first_weight * index.weight(Field::FirstName, name) * how.strength();
+                let weight = self.heard_weight(Field::FirstName, name, given_holders);
+                value += first_weight * weight * how.strength();
                 if first_weight > 0.0 {
                     said.push(|| describe("first name", &mention.words[0], name, how));
                 }
@@ -127,19 +244,32 @@ impl<'a> Scorer<'a> {
             }
             // "Marie Gunnarsson" is not "Anna Gunnarsson": a first word that names nobody else
             // in the mention and is not this client's first name speaks against.
+            let mut conflict = false;
             if last.is_some()
                 && first.is_none()
-                && mention.words.len() >= 2
+                && mention.said_words() >= 2
                 && mention.role != Role::Proxy
             {
                 value += weight::CONFLICTING_FIRST_NAME;
+                conflict = true;
+            }
+            // "Rakel Vallin" is not "Rakel Törnqvist": a surname said after the given name
+            // that is not this client's speaks against, whatever else matches.
+            if first.is_some()
+                && last.is_none()
+                && mention.role != Role::Proxy
+                && self.says_another_surname(m, person)
+            {
+                value += weight::CONFLICTING_SURNAME;
+                conflict = true;
             }
             if value > best_name.0 {
-                best_name = (value, said);
+                best_name = (value, said, conflict);
             }
         }
         total += best_name.0;
         reasons.said.extend(best_name.1.said);
+        let name_conflicts = best_name.2;
 
         if facts
             .national_ids
@@ -199,14 +329,17 @@ impl<'a> Scorer<'a> {
             reasons.push(|| format!("city '{}'", person.city_words.join(" ")));
         }
         // Words from the notes only add to other evidence: sharing an ailment or a pet with the
-        // call does not make a client a candidate.
+        // call does not make a client a candidate, nor make up for a name that is not theirs.
         if total <= 0.0 {
             return (0.0, Vec::new());
+        }
+        if name_conflicts {
+            return (total, reasons.said);
         }
         let mut topics: Vec<&String> = person
             .topic_words
             .iter()
-            .filter(|word| facts.words.contains(*word))
+            .filter(|word| self.topic_words.contains(word.as_str()))
             .collect();
         topics.sort();
         topics.truncate(weight::TOPIC_WORDS_COUNTED);
@@ -219,6 +352,12 @@ impl<'a> Scorer<'a> {
                 let words: Vec<String> = topics.iter().map(|w| format!("'{w}'")).collect();
                 format!("notes mention {}", words.join(", "))
             });
+            let singles_out = topics
+                .iter()
+                .any(|w| self.topic_holders.get(w.as_str()) == Some(&1));
+            if singles_out && self.given_name_said(person) {
+                total += weight::DISTINCT_TOPIC;
+            }
         }
         (total, reasons.said)
     }
@@ -241,9 +380,11 @@ pub struct Ranked {
 /// The best `limit` candidates, best first, with confidences that sum (with "none of them"
 /// and the candidates left out) to at most 100.
 pub fn rank(index: &ClientIndex, facts: &CallFacts, limit: usize) -> Vec<Ranked> {
-    let scorer = Scorer::new(index, facts);
-    let mut scored: Vec<(usize, f64)> = index
-        .candidates(facts)
+    let facts = &index.read_as_names(facts);
+    let mut scorer = Scorer::new(index, facts);
+    let candidates = index.candidates(facts);
+    scorer.count_holders(&candidates);
+    let mut scored: Vec<(usize, f64)> = candidates
         .into_iter()
         .map(|i| (i, scorer.score(index.person(i), false).0))
         .filter(|(_, score)| *score > 0.0)

@@ -56,6 +56,26 @@ pub fn without_possessive(word: &str) -> Option<&str> {
     (stem.chars().count() >= 3).then_some(stem)
 }
 
+/// Endings a topic word loses before it is compared: Swedish definite and plural forms
+/// ("undulaterna", "undulater"), English plurals and -ing, longest first.
+const TOPIC_ENDINGS: &[&str] = &[
+    "arna", "erna", "orna", "ing", "na", "en", "et", "ar", "er", "or", "es", "s", "n", "e",
+];
+
+/// A light stem for topic words, so that the notes' "Har två undulater" and the call's
+/// "undulaterna" meet: endings are removed while at least four letters stay.
+pub fn topic_stem(word: &str) -> &str {
+    let mut stem = word;
+    while let Some(shorter) = TOPIC_ENDINGS
+        .iter()
+        .filter_map(|ending| stem.strip_suffix(ending))
+        .find(|shorter| shorter.chars().count() >= 4)
+    {
+        stem = shorter;
+    }
+    stem
+}
+
 /// Digit words of Swedish and English, as speech recognition writes numbers read aloud.
 fn digit_word(word: &str) -> Option<char> {
     Some(match word {
@@ -159,6 +179,22 @@ mod tests {
         assert_eq!(without_possessive("lars"), Some("lar"));
         assert_eq!(without_possessive("ts"), None);
         assert_eq!(without_possessive("karin"), None);
+    }
+
+    #[test]
+    fn topic_words_meet_across_swedish_and_english_inflections() {
+        for (a, b) in [
+            ("undulaterna", "undulater"),
+            ("pacemakern", "pacemaker"),
+            ("frimarkena", "frimarken"),
+            ("igelkottarna", "igelkott"),
+            ("hedgehogs", "hedgehog"),
+            ("budgerigars", "budgerigar"),
+            ("gardening", "garden"),
+        ] {
+            assert_eq!(topic_stem(a), topic_stem(b), "{a} / {b}");
+        }
+        assert_eq!(topic_stem("cat"), "cat");
     }
 
     #[test]

@@ -20,8 +20,12 @@
 //!   `ENTRY#{id}` (closed entries), `ANSWER#{entry}#{question}`. Entries carry `schedule`;
 //!   open ones are in the due-time index: `gsi1pk = DUE#{id % 8}`,
 //!   `gsi1sk = {nextTryAt}#{id}` (sparse: closed entries leave it). While a scheduler pass holds
-//!   an attempt the entry carries `pending` and is indexed at the lease's end instead. Every
+//!   an attempt the entry carries `pending` and is indexed at the lease's end instead. A closed
+//!   entry whose last attempt is unreported stays indexed until `REPORT_WAIT` after it. Every
 //!   entry, open or closed, is also in `gsi2` under `gsi2pk = QENTRY#{id}`.
+//! - `PORTAL#{id}` / `ALERT#{entry}`: the alert an entry that reached nobody raised, with its
+//!   `version`; while its next escalation step is due it is in `gsi1` under
+//!   `gsi1pk = ESCALATION`, `gsi1sk = {nextStepAt}#{entry}`.
 //! - Call ingestion, per portal: `PORTAL#{id}` / `EVENT#{eventId}` (receipt of a processed
 //!   delivery), `CONV#{conversationUuid}` (the call a conversation became, and the entry it
 //!   completed), `ANALYSIS#{conversationUuid}` (an analysis that arrived before its call).
