@@ -6,13 +6,17 @@ development set, and this one only measures it.
 
 Deterministic (seeded). Cases come from templates written here, one list per kind and language,
 none of them shared with the development set; a few hand-written cases are at the end.
-usage: eval/unknown-caller/generate-holdout.py   (writes next to itself)
+usage: eval/unknown-caller/generate-holdout.py [SEED PREFIX]
+  (default: seed 2611, writing holdout.fixture.json and holdout.cases.json next to itself; another
+  seed draws other clients and cases from the same templates, for a fresh look)
 """
 import json
 import os
 import random
+import sys
 
-R = random.Random(2611)
+SEED, PREFIX = (int(sys.argv[1]), sys.argv[2]) if len(sys.argv) == 3 else (2611, "holdout")
+R = random.Random(SEED)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 ORGANISATION, OTHER_ORGANISATION = 7, 8
@@ -393,10 +397,10 @@ fixture = {
     "phoneCalls": [dict(c["call"], name=None, transcript=[], isUnknown=True, portalId=31)
                    for c in cases],
 }
-with open(os.path.join(HERE, "holdout.fixture.json"), "w", encoding="utf-8") as f:
+with open(os.path.join(HERE, f"{PREFIX}.fixture.json"), "w", encoding="utf-8") as f:
     json.dump(fixture, f, ensure_ascii=False, indent=1)
     f.write("\n")
-with open(os.path.join(HERE, "holdout.cases.json"), "w", encoding="utf-8") as f:
+with open(os.path.join(HERE, f"{PREFIX}.cases.json"), "w", encoding="utf-8") as f:
     json.dump({"organisationId": ORGANISATION, "loginPhoneNumber": LOGIN, "cases": cases}, f,
               ensure_ascii=False, indent=1)
     f.write("\n")

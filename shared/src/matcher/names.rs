@@ -76,7 +76,7 @@ pub fn compare(heard: &str, name: &str) -> Option<NameMatch> {
 /// A sound key for a Swedish (or English-spelled) name, after the Swedish phonetic keys of the
 /// SfinxBis kind: consonant sounds in order (sj/sk/stj/ch/tj sounds as one, soft g and k before
 /// front vowels, c, q, w, x, z, ph, th, ck as said, -rg/-lg before a consonant as -rj/-lj), the
-/// first vowel kept as a class (i/y, e/ä, the rest: "Lund" and "Lind" stay apart, "Sjöberg"
+/// first vowel kept as a class (i/y, e/ä/a, o/u/å/ö: "Lund" and "Lind" stay apart, "Sjöberg"
 /// and a transcribed "Sjoberg" do not), later vowels dropped (where speech
 /// recognition errs most), doubled sounds once. Written on the unfolded word where Swedish
 /// spelling decides the sound ("Göran" begins like "Jöran"), folded otherwise.
@@ -141,12 +141,13 @@ pub fn phonetic_key(word: &str) -> String {
                         i += 1;
                         continue;
                     }
-                    // Three classes: i and y; e and ä (said alike, "Bärj" for Berg); the rest,
-                    // with ö among a, o, u and å, since speech recognition writes "Sjoberg"
-                    // for Sjöberg.
+                    // Three classes, so that they survive folding (names are compared folded,
+                    // and speech recognition drops the dots as well): i and y; e, ä and a
+                    // ("Bärj" and a folded "Barj" for Berg); o, u, å and ö ("Sjoberg" for
+                    // Sjöberg).
                     match lower[i] {
                         'i' | 'y' | 'í' => 'I',
-                        'e' | 'é' | 'è' | 'ä' | 'æ' => 'E',
+                        'e' | 'é' | 'è' | 'ä' | 'æ' | 'a' | 'á' | 'à' => 'E',
                         _ => 'A',
                     }
                 }
@@ -287,6 +288,8 @@ mod tests {
             ("Kerstin", "Cherstin"),
             ("Sjöberg", "Sjobärj"),
             ("Bergkvist", "Bärjkvist"),
+            ("bergkvist", "barjkvist"),
+            ("sjoberg", "sjobarj"),
         ] {
             assert_eq!(phonetic_key(a), phonetic_key(b), "{a} / {b}");
         }
