@@ -492,10 +492,8 @@ pub struct ClientIndex {
     counts: [HashMap<String, usize>; Field::COUNT],
     by_word: HashMap<String, Vec<usize>>,
     by_sound: HashMap<String, Vec<usize>>,
-    /// Clients by every name their given names stand for (`names::name_groups`).
+    /// Clients by the names their given names are forms of (`names::name_groups`).
     by_given_name: HashMap<String, Vec<usize>>,
-    /// Every client's given names and surnames: an ordinary word that is one is read as a name.
-    name_words: HashSet<String>,
     by_phone: HashMap<String, Vec<usize>>,
     by_national_id: HashMap<String, Vec<usize>>,
     /// Distinct name words, for near-spelling lookups without touching every client.
@@ -517,7 +515,6 @@ impl ClientIndex {
             by_word: HashMap::new(),
             by_sound: HashMap::new(),
             by_given_name: HashMap::new(),
-            name_words: HashSet::new(),
             by_phone: HashMap::new(),
             by_national_id: HashMap::new(),
             vocabulary: Vec::new(),
@@ -553,17 +550,16 @@ impl ClientIndex {
                     .entry(word.clone())
                     .or_default() += 1;
             }
+            // A client whose given name is a form of another ("Calle") is also found by that
+            // name; the name itself is in `by_word`.
             for name in &person.first_names {
-                for group in names::name_groups(name) {
+                for group in names::name_groups(name).skip(1) {
                     let holders = index.by_given_name.entry(group.to_string()).or_default();
                     if holders.last() != Some(&i) {
                         holders.push(i);
                     }
                 }
             }
-            index
-                .name_words
-                .extend(person.first_names.iter().chain(&person.surnames).cloned());
             for phone in &person.phones {
                 index.by_phone.entry(phone.clone()).or_default().push(i);
             }
@@ -594,7 +590,8 @@ impl ClientIndex {
         for mention in &mut facts.mentions {
             mention.words.retain(|word| {
                 !ordinary.contains(word)
-                    || self.name_words.contains(word)
+                    || self.counts[Field::FirstName as usize].contains_key(word)
+                    || self.is_surname(word)
                     || names::is_known_given_name(word)
             });
             let words = &mention.words;
@@ -630,6 +627,7 @@ impl ClientIndex {
             }
             for group in names::name_groups(word) {
                 add(self.by_given_name.get(group));
+                add(self.by_word.get(group));
             }
         }
         // Sound-alikes only for the words said as names: "called" sounds like "Kalle".
@@ -651,11 +649,20 @@ impl ClientIndex {
             .flat_map(|m| &m.words)
             .filter(|w| w.chars().count() >= 4)
             .collect();
+        // A word that is a name of its own is never a pet form of another.
+        let maybe_pet: Vec<&String> = heard
+            .iter()
+            .copied()
+            .filter(|w| !names::is_known_given_name(w))
+            .collect();
         for known in &self.vocabulary {
-            if heard.iter().any(|w| {
-                matches!(names::compare(w, known), Some(NameMatch::Fuzzy(_)))
-                    || (!names::is_known_given_name(w) && names::is_swedish_pet_form(w, known))
-            }) {
+            if heard
+                .iter()
+                .any(|w| matches!(names::compare(w, known), Some(NameMatch::Fuzzy(_))))
+                || maybe_pet
+                    .iter()
+                    .any(|w| names::is_swedish_pet_form(w, known))
+            {
                 add(self.by_word.get(known));
             }
         }

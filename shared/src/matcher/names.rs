@@ -62,7 +62,7 @@ pub fn compare(heard: &str, name: &str) -> Option<NameMatch> {
     if heard.chars().count() < 3 || name.chars().count() < 3 {
         return None;
     }
-    if phonetic_key(heard) == phonetic_key(name) {
+    if sound_of(heard) == sound_of(name) {
         return Some(NameMatch::Phonetic);
     }
     // Jaro-Winkler favours shared beginnings: "Sven" is not a misspelling of "Svensson".
@@ -221,8 +221,19 @@ pub fn is_known_given_name(word: &str) -> bool {
         .contains(word)
 }
 
-fn same_given_name(heard: &str, name: &str) -> bool {
-    name_groups(heard).any(|a| name_groups(name).any(|b| a == b))
+/// Whether two folded given names are forms of the same name.
+pub fn same_given_name(heard: &str, name: &str) -> bool {
+    let variants = variants();
+    let (heard_of, name_of) = (variants.get(heard), variants.get(name));
+    if heard_of.is_none() && name_of.is_none() {
+        return false;
+    }
+    let name_groups: Vec<&str> = std::iter::once(name)
+        .chain(name_of.into_iter().flatten().map(String::as_str))
+        .collect();
+    std::iter::once(heard)
+        .chain(heard_of.into_iter().flatten().map(String::as_str))
+        .any(|group| name_groups.contains(&group))
 }
 
 /// Endings of Swedish pet forms, longest first: Robb-an, Katt-is, Suss-ie, Pell-e.
@@ -239,35 +250,59 @@ pub fn is_swedish_pet_form(heard: &str, name: &str) -> bool {
     else {
         return false;
     };
-    let chars: Vec<char> = stem.chars().collect();
-    let [head @ .., a, b] = chars.as_slice() else {
+    // Folded names are ASCII; checked without allocating, since the index tries every heard
+    // word against every distinct name.
+    let bytes = stem.as_bytes();
+    if !stem.is_ascii() || bytes.len() < 3 || heard == name {
         return false;
-    };
-    let consonant = match (a, b) {
-        ('c', 'k') => 'k',
-        (a, b) if a == b && !is_vowel(*a) => *a,
+    }
+    let (head, pair) = bytes.split_at(bytes.len() - 2);
+    let consonant = match (pair[0], pair[1]) {
+        (b'c', b'k') => b'k',
+        (a, b) if a == b && !is_vowel(a) => a,
         _ => return false,
     };
     // The head is the first syllable: consonants, then exactly one vowel, ending on it.
     let vowels = head.iter().filter(|c| is_vowel(**c)).count();
-    if vowels != 1 || !head.last().is_some_and(|c| is_vowel(*c)) || heard == name {
+    if vowels != 1 || !head.last().is_some_and(|c| is_vowel(*c)) {
         return false;
     }
-    let head: String = head.iter().collect();
-    let Some(rest) = name.strip_prefix(head.as_str()) else {
+    let Some(rest) = name.as_bytes().strip_prefix(head) else {
         return false;
     };
-    let rest = rest
-        .strip_prefix(['r', 'l'])
-        .filter(|after| {
-            after.starts_with(consonant) || (consonant == 'k' && after.starts_with('c'))
-        })
-        .unwrap_or(rest);
-    rest.starts_with(consonant) || (consonant == 'k' && rest.starts_with('c'))
+    let opens = |after: &[u8]| {
+        after.first() == Some(&consonant) || (consonant == b'k' && after.first() == Some(&b'c'))
+    };
+    match rest {
+        [b'r' | b'l', after @ ..] if opens(after) => true,
+        _ => opens(rest),
+    }
 }
 
-fn is_vowel(c: char) -> bool {
-    "aeiouy".contains(c)
+fn is_vowel(c: u8) -> bool {
+    b"aeiouy".contains(&c)
+}
+
+/// `phonetic_key`, remembered: the index compares every heard name with thousands of names,
+/// and names repeat from request to request. Bounded, and per thread (a Lambda serves one
+/// request at a time).
+fn sound_of(word: &str) -> String {
+    thread_local! {
+        static KEYS: std::cell::RefCell<HashMap<String, String>> =
+            std::cell::RefCell::new(HashMap::new());
+    }
+    KEYS.with(|keys| {
+        let mut keys = keys.borrow_mut();
+        if let Some(key) = keys.get(word) {
+            return key.clone();
+        }
+        if keys.len() >= 100_000 {
+            keys.clear();
+        }
+        let key = phonetic_key(word);
+        keys.insert(word.to_string(), key.clone());
+        key
+    })
 }
 
 #[cfg(test)]

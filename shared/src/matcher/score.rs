@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::index::{CallFacts, ClientIndex, Field, Person, Role, best_match, is_stop_word};
 use super::names::{self, NameMatch};
-use super::text::topic_stem;
+use super::text::{self, topic_stem};
 
 /// Log-odds weights. Names, streets, cities, zip codes and topic words weigh what their
 /// rarity among the organisation's clients says (`ClientIndex::weight`); these are the fixed
@@ -79,6 +79,8 @@ pub struct Scorer<'a> {
     facts: &'a CallFacts,
     /// Per mention, the words that may be a given name (`Mention::given_words`).
     given_words: Vec<Vec<String>>,
+    /// Per mention, the words that may be a misheard surname: not a client's surname as said.
+    surname_words: Vec<Vec<String>>,
     /// The call's words as topic stems (`text::topic_stem`).
     topic_words: HashSet<&'a str>,
     names: RefCell<HashMap<NameKey<'a>, Option<NameMatch>>>,
@@ -97,6 +99,19 @@ impl<'a> Scorer<'a> {
             index,
             facts,
             given_words: facts.mentions.iter().map(|m| m.given_words()).collect(),
+            // A heard word that is a client's surname exactly was heard right: it is not a
+            // misspelling of another ("Sjölund" is not "Skoglund").
+            surname_words: facts
+                .mentions
+                .iter()
+                .map(|m| {
+                    m.words
+                        .iter()
+                        .filter(|word| !index.is_surname(word))
+                        .cloned()
+                        .collect()
+                })
+                .collect(),
             topic_words: facts
                 .words
                 .iter()
@@ -150,16 +165,14 @@ impl<'a> Scorer<'a> {
             .or_insert_with(|| {
                 if given {
                     best_match(&self.given_words[m], name, names::compare_given)
+                } else if self.facts.mentions[m]
+                    .words
+                    .iter()
+                    .any(|word| word == name || text::without_possessive(word) == Some(name))
+                {
+                    Some(NameMatch::Exact)
                 } else {
-                    // A heard word that is another client's surname exactly was heard right:
-                    // it is not a misspelling of this one's ("Sjölund" is not "Skoglund").
-                    let heard: Vec<String> = self.facts.mentions[m]
-                        .words
-                        .iter()
-                        .filter(|word| *word == name || !self.index.is_surname(word))
-                        .cloned()
-                        .collect();
-                    best_match(&heard, name, names::compare)
+                    best_match(&self.surname_words[m], name, names::compare)
                 }
             })
     }
@@ -203,7 +216,7 @@ impl<'a> Scorer<'a> {
             && !person
                 .first_names
                 .iter()
-                .any(|name| names::compare_given(last, name).is_some())
+                .any(|name| names::same_given_name(last, name))
     }
 
     /// The score of one person, and (when `explain`) what matched, for the `reason`.

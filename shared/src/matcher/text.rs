@@ -69,7 +69,8 @@ pub fn topic_stem(word: &str) -> &str {
     while let Some(shorter) = TOPIC_ENDINGS
         .iter()
         .filter_map(|ending| stem.strip_suffix(ending))
-        .find(|shorter| shorter.chars().count() >= 4)
+        // Words are folded, so bytes are letters (an unfolded one keeps a little more).
+        .find(|shorter| shorter.len() >= 4)
     {
         stem = shorter;
     }
