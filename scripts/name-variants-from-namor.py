@@ -4,7 +4,10 @@ whose data/Latin_*.yaml hold English Wiktionary's given-name entries (CC BY-SA 4
 
 Kept: single-word names used in Swedish, Danish, Norwegian, Finnish, Faroese, Icelandic or
 English, and their `is_short_for` (short forms and diminutives) and `is_a_variant_of` (spelling
-variants) relations. usage: scripts/name-variants-from-namor.py NAMOR_DATA_DIR COMMIT
+variants) relations, except spelling variants used in English only (American spellings such as
+Aaren for Aaron; the sound key and near spelling cover spelling). The service ships the output
+gzipped: scripts/name-variants-from-namor.py NAMOR_DATA_DIR COMMIT | gzip -9 -n >
+shared/assets/name-variants.tsv.gz
 """
 import glob
 import sys
@@ -25,6 +28,8 @@ for name, entry in names.items():
     if not languages or " " in name:
         continue
     for key, relation in RELATIONS.items():
+        if relation == "variant" and languages == {"en"}:
+            continue
         for target in entry.get(key) or []:
             if " " not in target:
                 rows.add((name, target, relation, ",".join(sorted(languages))))

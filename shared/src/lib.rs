@@ -1,6 +1,7 @@
 //! Shared crate of the call-handling service: wire records, the error model, extractors,
 //! authentication primitives, configuration and the store traits with both implementations.
 
+pub(crate) mod assets;
 pub mod audit;
 pub mod auth;
 pub mod clock;

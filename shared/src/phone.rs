@@ -34,14 +34,10 @@ static FULL: std::sync::OnceLock<Database> = std::sync::OnceLock::new();
 
 fn full_database() -> &'static Database {
     FULL.get_or_init(|| {
-        let mut xml = String::new();
-        std::io::Read::read_to_string(
-            &mut flate2::read::GzDecoder::new(
-                &include_bytes!("../assets/phone-metadata.xml.gz")[..],
-            ),
-            &mut xml,
-        )
-        .expect("the bundled phone metadata decompresses");
+        let xml = crate::assets::text_of(
+            include_bytes!("../assets/phone-metadata.xml.gz"),
+            "phone metadata",
+        );
         Database::parse(xml).expect("the bundled phone metadata parses")
     })
 }

@@ -424,14 +424,14 @@ pub fn mentions(summary: &str) -> Vec<Mention> {
 }
 
 /// Ordinary Swedish and English words (stopwords-iso's lists and the nouns summaries use for
-/// the person, `shared/assets/ordinary-words.txt`): capitalised at the start of a sentence
+/// the person, `shared/assets/ordinary-words.txt.gz`): capitalised at the start of a sentence
 /// ("Brukaren Holm ringde", "Kunden ...") they are still not names.
-const ORDINARY_WORDS: &str = include_str!("../../assets/ordinary-words.txt");
+const ORDINARY_WORDS: &[u8] = include_bytes!("../../assets/ordinary-words.txt.gz");
 
 fn ordinary_words() -> &'static HashSet<String> {
     static WORDS: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
     WORDS.get_or_init(|| {
-        ORDINARY_WORDS
+        crate::assets::text_of(ORDINARY_WORDS, "ordinary words")
             .lines()
             .map(str::trim)
             .filter(|line| !line.is_empty() && !line.starts_with(['#', '[']))

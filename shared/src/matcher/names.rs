@@ -166,15 +166,16 @@ pub fn phonetic_key(word: &str) -> String {
 /// Given names and the names they are short forms or spelling variants of: the reference
 /// (English Wiktionary's given-name entries for the Nordic languages and English) and the
 /// forms curated here that it lacks. Data, not code: `shared/assets/README.md` names the source.
-const REFERENCE_VARIANTS: &str = include_str!("../../assets/name-variants.tsv");
+const REFERENCE_VARIANTS: &[u8] = include_bytes!("../../assets/name-variants.tsv.gz");
 const CURATED_VARIANTS: &str = include_str!("../../assets/name-variants-curated.tsv");
 
 /// Each folded given name that is a short form or variant, with the folded names it stands for.
 fn variants() -> &'static HashMap<String, Vec<String>> {
     static VARIANTS: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
     VARIANTS.get_or_init(|| {
+        let reference = crate::assets::text_of(REFERENCE_VARIANTS, "given-name variants");
         let mut variants: HashMap<String, Vec<String>> = HashMap::new();
-        for line in REFERENCE_VARIANTS.lines().chain(CURATED_VARIANTS.lines()) {
+        for line in reference.lines().chain(CURATED_VARIANTS.lines()) {
             if line.starts_with('#') {
                 continue;
             }
