@@ -193,7 +193,13 @@ pub(crate) async fn get_alert(
 #[schema(example = json!({"note": "Called her daughter; Greta is fine, her phone was off."}))]
 pub(crate) struct AcknowledgeBody {
     /// What was done about the alert: kept with it, as care records ask.
-    #[schema(required = true, nullable = false, max_length = 2000, min_length = 1)]
+    #[schema(
+        required = true,
+        nullable = false,
+        min_length = 1,
+        max_length = 2000,
+        format = "prose"
+    )]
     note: Option<String>,
 }
 
