@@ -118,6 +118,25 @@ fn bounded(
     Ok((!trimmed.is_empty()).then(|| trimmed.to_string()))
 }
 
+/// A list's `limit`: an integer from 1 to `max`.
+pub fn page_limit(value: &str, max: usize) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|limit| (1..=max).contains(limit))
+        .ok_or_else(|| format!("must be an integer from 1 to {max}"))
+}
+
+/// A list's `cursor` where items are listed by id: the id to start after, from 0. `what`
+/// names the item ("client").
+pub fn id_cursor(value: &str, what: &str) -> Result<i32, String> {
+    value
+        .parse::<i32>()
+        .ok()
+        .filter(|after| *after >= 0)
+        .ok_or_else(|| format!("must be {what} id from 0 to 2147483647"))
+}
+
 /// Like `text`, but blank is an error.
 pub fn required_text(value: &str, max_chars: usize) -> Result<String, String> {
     text(value, max_chars)?.ok_or_else(|| "must not be blank".into())

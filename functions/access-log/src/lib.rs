@@ -140,11 +140,7 @@ struct LogParams {
 }
 
 fn parse_limit(limit: &str) -> Result<usize, String> {
-    limit
-        .parse::<usize>()
-        .ok()
-        .filter(|limit| (1..=MAX_PAGE).contains(limit))
-        .ok_or_else(|| format!("must be an integer from 1 to {MAX_PAGE}"))
+    validate::page_limit(limit, MAX_PAGE)
 }
 
 /// Where a page starts: the id of the last record (`time#trace#part`) or review (`time#uuid`)

@@ -90,25 +90,14 @@ struct ListQuery {
 /// The id the page starts after. Clients are listed by id, so the last id of a page is all a
 /// cursor needs to carry, and any id is a valid place to start.
 fn decode_cursor(cursor: &str) -> Result<i32, String> {
-    cursor
-        .parse::<i32>()
-        .ok()
-        .filter(|after| *after >= 0)
-        .ok_or_else(|| "must be a client id from 0 to 2147483647".to_string())
+    validate::id_cursor(cursor, "a client")
 }
 
 fn page_request(query: ListQuery) -> Result<ClientPageRequest, ApiError> {
     let mut validator = Validator::new();
-    let limit = query.limit.and_then(|limit| {
-        validator.check(
-            "limit",
-            limit
-                .parse::<usize>()
-                .ok()
-                .filter(|limit| (1..=MAX_PAGE).contains(limit))
-                .ok_or_else(|| format!("must be an integer from 1 to {MAX_PAGE}")),
-        )
-    });
+    let limit = query
+        .limit
+        .and_then(|limit| validator.check("limit", validate::page_limit(&limit, MAX_PAGE)));
     let after = query
         .cursor
         .and_then(|cursor| validator.check("cursor", decode_cursor(&cursor)));

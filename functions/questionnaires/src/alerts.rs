@@ -76,26 +76,12 @@ fn page_request(query: AlertQuery) -> Result<AlertPageRequest, ApiError> {
             },
         )
     });
-    let limit = query.limit.and_then(|limit| {
-        validator.check(
-            "limit",
-            limit
-                .parse::<usize>()
-                .ok()
-                .filter(|limit| (1..=MAX_PAGE).contains(limit))
-                .ok_or_else(|| format!("must be an integer from 1 to {MAX_PAGE}")),
-        )
-    });
-    let after = query.cursor.and_then(|cursor| {
-        validator.check(
-            "cursor",
-            cursor
-                .parse::<i32>()
-                .ok()
-                .filter(|after| *after >= 0)
-                .ok_or_else(|| "must be an alert id from 0 to 2147483647".to_string()),
-        )
-    });
+    let limit = query
+        .limit
+        .and_then(|limit| validator.check("limit", validate::page_limit(&limit, MAX_PAGE)));
+    let after = query
+        .cursor
+        .and_then(|cursor| validator.check("cursor", validate::id_cursor(&cursor, "an alert")));
     validator.finish()?;
     Ok(AlertPageRequest {
         status,

@@ -26,6 +26,8 @@ pub trait LostRace<T> {
     /// As `or_lost`, and a transaction DynamoDB cancelled for a conflicting transaction (or
     /// throttled) is lost too: both leave nothing written and pass when tried again.
     fn or_lost_transaction(self) -> StoreResult<Round<T>>;
+    /// Whether a conditional write was made: `false` when its condition failed.
+    fn applied(self) -> StoreResult<bool>;
 }
 
 impl<T> LostRace<T> for StoreResult<T> {
@@ -42,6 +44,10 @@ impl<T> LostRace<T> for StoreResult<T> {
             Err(StoreError::Throttled(_)) => Ok(Round::Lost),
             other => other.or_lost(),
         }
+    }
+
+    fn applied(self) -> StoreResult<bool> {
+        Ok(matches!(self.or_lost()?, Round::Done(_)))
     }
 }
 

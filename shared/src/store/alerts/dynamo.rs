@@ -10,9 +10,9 @@ use crate::records::{Client, ContactDetail, Timestamp};
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{Item, data_keys, encode, from_item, key, n, s, version_of};
 use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::optimistic::LostRace;
 use crate::store::{
-    AlertPage, AlertStore, ContactDetailStore, EscalationStore, StoreError, StoreResult,
-    StoredAlert,
+    AlertPage, AlertStore, ContactDetailStore, EscalationStore, StoreResult, StoredAlert,
 };
 
 fn alert_item(alert: &Alert, version: u64) -> StoreResult<Item> {
@@ -54,11 +54,7 @@ impl DynamoStore {
             .send()
             .await
             .map_err(classify);
-        match result {
-            Ok(_) => Ok(true),
-            Err(StoreError::ConditionFailed) => Ok(false),
-            Err(other) => Err(other),
-        }
+        result.applied()
     }
 
     /// The names of the clients of `alerts`, read in one batch.

@@ -12,13 +12,12 @@ use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{Item, encode, from_item, key, n, s, sk_of};
 use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::optimistic::LostRace;
 use crate::store::questionnaires::dynamo::{
     ENDED, PENDING, SCHEDULE, due_entry_from_item, entry_as_read, entry_item, open_entry_key,
     questionnaire_from_item, with_history,
 };
-use crate::store::{
-    CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore, StoreError, StoreResult,
-};
+use crate::store::{CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore, StoreResult};
 
 impl DynamoStore {
     /// Moves an open entry to its closed key, if the open item still holds it as read.
@@ -49,11 +48,7 @@ impl DynamoStore {
             self.data_delete(open_entry_key(due), condition, expression)?,
             self.data_put(item, None)?,
         ];
-        match self.transact(writes).await {
-            Ok(()) => Ok(true),
-            Err(StoreError::ConditionFailed) => Ok(false),
-            Err(other) => Err(other),
-        }
+        self.transact(writes).await.applied()
     }
 
     pub(crate) async fn update_open_entry(
@@ -75,11 +70,7 @@ impl DynamoStore {
             .send()
             .await
             .map_err(classify);
-        match result {
-            Ok(_) => Ok(true),
-            Err(StoreError::ConditionFailed) => Ok(false),
-            Err(other) => Err(other),
-        }
+        result.applied()
     }
 }
 
@@ -241,11 +232,7 @@ impl SchedulerStore for DynamoStore {
         let Some(alert) = alert else {
             let write =
                 self.data_update(closed_key, "REMOVE gsi1pk, gsi1sk", "#id = :id", expression)?;
-            return match self.transact(vec![write]).await {
-                Ok(()) => Ok(true),
-                Err(StoreError::ConditionFailed) => Ok(false),
-                Err(other) => Err(other),
-            };
+            return self.transact(vec![write]).await.applied();
         };
         expression
             .name("#ended", ENDED)
@@ -262,10 +249,6 @@ impl SchedulerStore for DynamoStore {
             )?,
             self.alert_raise(alert)?,
         ];
-        match self.transact(writes).await {
-            Ok(()) => Ok(true),
-            Err(StoreError::ConditionFailed) => Ok(false),
-            Err(other) => Err(other),
-        }
+        self.transact(writes).await.applied()
     }
 }
