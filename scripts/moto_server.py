@@ -14,7 +14,10 @@ the queue's visible messages one timestamp at a time; a batch of ten into a queu
 messages took 4 s. `cheap_deduplication_check` gives SendMessage and SendMessageBatch only the
 attribute they read, ContentBasedDeduplication (GetQueueAttributes is unchanged).
 
-usage: python scripts/moto_server.py PORT
+`GET /_served` answers how many requests this server has served, for the benchmark's requests
+per minute.
+
+usage: python scripts/moto_server.py PORT [HOST]
 """
 
 import copy
@@ -81,13 +84,28 @@ def cheap_deduplication_check() -> None:
     backend_class.send_message_batch = with_cheap_attributes(backend_class.send_message_batch)
 
 
+class CountingApplication:
+    """Counts the requests served; `GET /_served` answers the count (and is not counted)."""
+
+    def __init__(self, app):
+        self.app = app
+        self.served = 0
+
+    def __call__(self, environ, start_response):
+        if environ.get("PATH_INFO") == "/_served":
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [str(self.served).encode()]
+        self.served += 1
+        return self.app(environ, start_response)
+
+
 def main() -> None:
     port = int(sys.argv[1])
     # scripts/sam-local.sh listens on the Docker bridge's address, which containers reach.
     host = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
     copy_each_table_once()
     cheap_deduplication_check()
-    app = DomainDispatcherApplication(create_backend_app)
+    app = CountingApplication(DomainDispatcherApplication(create_backend_app))
     run_simple(host, port, app, threaded=False, use_reloader=False, use_debugger=False)
 
 

@@ -4,7 +4,8 @@
 # its sample events, in Docker, against moto. Steps, each failing the script when it fails:
 #   1. the pinned SAM CLI (scripts/requirements-test.txt) in .venv;
 #   2. Debian's docker.io when there is no dockerd, and a dockerd of this script's own (data and
-#      exec roots under target/sam-local, no iptables), stopped at the end;
+#      exec roots under target/sam-local, no iptables), stopped at the end; the address the
+#      containers reach the host on is the docker0 bridge's own, read from the interface;
 #   3. the base image SAM builds its invoke image FROM, public.ecr.aws/lambda/provided:al2023,
 #      which cannot be pulled here: made under that tag from Debian packages (busybox-static for
 #      the shell SAM's Dockerfile runs, glibc, libgcc, CA certificates);
@@ -14,9 +15,23 @@
 #      target/debug/sam-local-check, which seeds moto and runs and checks every `sam local`.
 # Expects the dev binaries (`cargo build --workspace --bins`); SAM_PROFILE=release uses the
 # release build instead (the Makefile runs `cargo lambda build --release`).
+#
+# `--fresh` runs it as a new machine would: the docker0 interface and the data root (images)
+# are removed first. What the script leaves on the machine, and how to undo it: docs/testing.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+
+# The IPv4 address of the docker0 bridge, or nothing. The bridge network's IPAM config has no
+# Gateway when this dockerd has just created docker0 itself, so the interface is the source.
+bridge_address() {
+  python3 - <<'PY' 2>/dev/null || true
+import fcntl, socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+SIOCGIFADDR = 0x8915
+print(socket.inet_ntoa(fcntl.ioctl(s.fileno(), SIOCGIFADDR, struct.pack("256s", b"docker0"))[20:24]))
+PY
+}
 
 if [ "${1:-}" = "--inside-moto" ]; then
   # Step 5, under scripts/with-moto.sh: the base image knows moto's address, and every image
@@ -32,6 +47,18 @@ fi
 
 started=$(date +%s)
 root="$PWD/target/sam-local"
+if [ "${1:-}" = "--fresh" ]; then
+  if pgrep -x dockerd > /dev/null; then
+    echo "--fresh: a dockerd is running (pid $(pgrep -x dockerd | paste -sd' ')); stop it first" >&2
+    exit 1
+  fi
+  if [ -e /sys/class/net/docker0 ]; then
+    ip link delete docker0 \
+      || { echo "--fresh: cannot delete docker0 (ip link delete needs iproute2 and root)" >&2; exit 1; }
+  fi
+  rm -rf "$root/docker"
+  echo "== --fresh: no docker0, no data root"
+fi
 mkdir -p "$root"
 
 echo "== 1. SAM CLI (pinned) in .venv"
@@ -60,8 +87,13 @@ stop_dockerd() {
 trap stop_dockerd EXIT
 for _ in $(seq 1 100); do docker info > /dev/null 2>&1 && break; sleep 0.2; done
 docker info > /dev/null || { cat "$root/dockerd.log" >&2; exit 1; }
-gateway=$(docker network inspect bridge --format '{{(index .IPAM.Config 0).Gateway}}')
-echo "dockerd $(docker version --format '{{.Server.Version}}'), bridge gateway $gateway"
+gateway=$(bridge_address)
+if [ -z "$gateway" ]; then
+  echo "dockerd is up but the docker0 bridge has no IPv4 address: the containers could not reach" \
+    "moto on the host (ip -4 addr show docker0; $root/dockerd.log)" >&2
+  exit 1
+fi
+echo "dockerd $(docker version --format '{{.Server.Version}}'), docker0 at $gateway"
 
 echo "== 3. base image from Debian packages"
 export BASE_IMAGE=public.ecr.aws/lambda/provided:al2023-x86_64

@@ -56,6 +56,8 @@ impl Default for AuthRules {
 pub struct Config {
     pub tables: Tables,
     pub region: DefaultRegion,
+    /// Where the phone metadata is loaded (`PHONE_METADATA_LOAD`, default background).
+    pub phone_load: crate::phone::MetadataLoad,
     /// The zone portals' contact windows are written in (`PORTAL_TIME_ZONE`).
     pub time_zone: crate::zone::Zone,
     pub auth: AuthRules,
@@ -104,6 +106,13 @@ impl Config {
             })?,
             _ => DefaultRegion::default(),
         };
+        let phone_load = match lookup("PHONE_METADATA_LOAD") {
+            Some(load) if !load.is_empty() => load.parse().map_err(|problem| ConfigError {
+                name: "PHONE_METADATA_LOAD",
+                problem,
+            })?,
+            _ => crate::phone::MetadataLoad::default(),
+        };
         let time_zone = time_zone(lookup("PORTAL_TIME_ZONE").as_deref())?;
         Ok(Self {
             tables: Tables {
@@ -115,6 +124,7 @@ impl Config {
                 )?,
             },
             region,
+            phone_load,
             time_zone,
             auth: AuthRules::default(),
         })
@@ -219,6 +229,36 @@ mod tests {
         })
         .unwrap();
         assert_eq!(gb.region.0, phonenumber::country::Id::GB);
+    }
+
+    #[test]
+    fn the_phone_metadata_loads_in_the_background_unless_told_where() {
+        let base = |name: &str| match name {
+            "DATA_TABLE" | "AUTH_TABLE" | "ACCESS_LOG_TABLE" => Some("t".to_string()),
+            _ => None,
+        };
+        let load = |value: &str| {
+            let value = value.to_string();
+            Config::from_lookup(move |n| {
+                if n == "PHONE_METADATA_LOAD" {
+                    Some(value.clone())
+                } else {
+                    base(n)
+                }
+            })
+        };
+        use crate::phone::MetadataLoad;
+        assert_eq!(
+            Config::from_lookup(base).unwrap().phone_load,
+            MetadataLoad::Background
+        );
+        assert_eq!(load("init").unwrap().phone_load, MetadataLoad::Init);
+        assert_eq!(
+            load("first-use").unwrap().phone_load,
+            MetadataLoad::FirstUse
+        );
+        let refused = load("later").unwrap_err();
+        assert_eq!(refused.name, "PHONE_METADATA_LOAD");
     }
 
     #[test]

@@ -193,6 +193,8 @@ pub struct Services<S: ?Sized = dyn crate::store::Store> {
     pub access_log: std::sync::Arc<dyn crate::store::AccessLogWriter>,
     pub clock: std::sync::Arc<dyn crate::clock::Clock>,
     pub region: crate::phone::DefaultRegion,
+    /// Where the phone metadata is loaded (`PHONE_METADATA_LOAD`).
+    pub phone_load: crate::phone::MetadataLoad,
     /// The zone portals' contact windows and calling hours are in.
     pub time_zone: crate::zone::Zone,
     pub rules: crate::config::AuthRules,
@@ -205,6 +207,7 @@ impl<S: ?Sized> Clone for Services<S> {
             access_log: self.access_log.clone(),
             clock: self.clock.clone(),
             region: self.region,
+            phone_load: self.phone_load,
             time_zone: self.time_zone.clone(),
             rules: self.rules.clone(),
         }
@@ -228,6 +231,7 @@ impl<S: ?Sized> Services<S> {
             store,
             clock,
             region,
+            phone_load: crate::phone::MetadataLoad::default(),
             time_zone,
             rules,
         }
@@ -250,10 +254,10 @@ impl<S: ?Sized> Services<S> {
     }
 
     /// The default phone region, for a state whose handlers read phone numbers. Asking for it
-    /// starts loading the phone metadata in the background (`phone::prepare`), so that the
-    /// first request does not wait for it; functions that never ask link no phone metadata.
+    /// loads the phone metadata where `phone_load` says (`phone::prepare`); functions that
+    /// never ask link no phone metadata.
     pub fn phone_region(&self) -> crate::phone::DefaultRegion {
-        crate::phone::prepare(self.region);
+        crate::phone::prepare(self.region, self.phone_load);
         self.region
     }
 
@@ -285,13 +289,14 @@ impl Platform {
             crate::store::dynamo::client_from(&sdk),
             config.tables,
         );
-        let services = Services::new(
+        let mut services = Services::new(
             std::sync::Arc::new(store),
             std::sync::Arc::new(crate::clock::SystemClock),
             config.region,
             config.time_zone,
             config.auth,
         );
+        services.phone_load = config.phone_load;
         Ok(Self { sdk, services })
     }
 

@@ -16,13 +16,14 @@ use std::time::{Duration, Instant};
 
 use http_body_util::BodyExt;
 use integration_tests::emulator::{
-    InvokeClient, Live, Running, free_port, invoke, invoke_client, start_emulator, start_function,
-    wait_for_port,
+    InvokeClient, Live, Running, free_port, invoke_client, start_emulator, start_function,
+    try_invoke, wait_for_port,
 };
 use integration_tests::local_http::LocalApiClient;
 use integration_tests::{
     Access, Backend, ENDPOINTS, Endpoint, SCHEDULED_EVENT, TestApp, body_request, endpoint,
-    fixture_with_clients, get_request, quiet_demo, sample_event, spawn_app, spawn_app_with,
+    fixture_with_clients, get_request, moto_requests_served, quiet_demo, sample_event, spawn_app,
+    spawn_app_with,
 };
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -351,19 +352,23 @@ impl Started {
     }
 }
 
+/// Starts `binary` as function `name` and invokes it once with `payload`, the sample event
+/// `event` (prepared); a failed invocation names the function and the event.
 async fn start_and_answer(
     client: &InvokeClient,
     live: &Live,
     binary: &std::path::Path,
     name: &str,
     extra: &[(&str, &str)],
-    payload: String,
+    (event, payload): (&str, String),
 ) -> Started {
     let log = std::fs::File::create("/dev/null").unwrap();
     let (emulator, port) = start_emulator();
     let started = Instant::now();
     let process = start_function(binary, name, port, &live.env, extra, &log);
-    let answer = invoke(client, port, payload).await;
+    let answer = try_invoke(client, port, payload)
+        .await
+        .unwrap_or_else(|failure| panic!("{name} answering {event}: {failure}"));
     Started {
         ms: ms(started.elapsed()),
         answer,
@@ -394,7 +399,7 @@ async fn first_real_requests(live: &Live, client: &InvokeClient) -> Vec<Value> {
     let mut requests = Vec::new();
     for f in FUNCTIONS {
         let binary = lambda_binary(f.name);
-        let payload = real_event(live, f, 1000);
+        let payload = (f.read, real_event(live, f, 1000));
         drop(
             start_and_answer(client, live, &binary, f.name, &[], payload)
                 .await
@@ -402,7 +407,7 @@ async fn first_real_requests(live: &Live, client: &InvokeClient) -> Vec<Value> {
         );
         proxy.take_waves();
         let via_proxy = [("AWS_ENDPOINT_URL", proxy.url.as_str())];
-        let payload = real_event(live, f, 1001);
+        let payload = (f.read, real_event(live, f, 1001));
         drop(
             start_and_answer(client, live, &binary, f.name, &via_proxy, payload)
                 .await
@@ -439,7 +444,19 @@ fn described(waves: &Value) -> String {
         .join(" → ")
 }
 
-async fn cold_start(live: &Live) {
+/// A round's moto requests and how long the round took.
+struct Round {
+    served: u64,
+    seconds: f64,
+}
+
+impl Round {
+    fn per_minute(&self) -> f64 {
+        self.served as f64 * 60.0 / self.seconds
+    }
+}
+
+async fn cold_start() {
     let starts: usize = std::env::var("PERF_STARTS")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -447,7 +464,9 @@ async fn cold_start(live: &Live) {
     let client = invoke_client();
     let bare_binary = lambda_binary("floor-bare");
     let sdk = lambda_binary("floor-sdk");
-    let requests = first_real_requests(live, &client).await;
+    // The matched floors read what these tables hold; they stay until the end, read only.
+    let recorded = Live::new().await;
+    let requests = first_real_requests(&recorded, &client).await;
 
     let mut bare_times = Vec::new();
     let mut bare_rss = Vec::new();
@@ -472,23 +491,37 @@ async fn cold_start(live: &Live) {
             rss_1000: 0.0,
         })
         .collect();
-    // Round-robin, so that a noisy moment of the machine falls on every binary alike.
+    let mut rounds = Vec::new();
+    // Round-robin, so that a noisy moment of the machine falls on every binary alike. Each
+    // round has tables of its own, deleted at its end, so that moto holds no more in the last
+    // round than in the first.
     for start in 0..starts {
-        let payload = without_credentials("clients-list");
-        let bare = start_and_answer(&client, live, &bare_binary, "floor-bare", &[], payload).await;
+        let live = Live::new().await;
+        let served = moto_requests_served();
+        let began = Instant::now();
+        let floor_event = || ("clients-list", without_credentials("clients-list"));
+        let bare = start_and_answer(
+            &client,
+            &live,
+            &bare_binary,
+            "floor-bare",
+            &[],
+            floor_event(),
+        )
+        .await;
         bare_times.push(bare.ms);
         bare_rss.push(bare.peak_rss_mb());
         for (f, row) in FUNCTIONS.iter().zip(&mut rows) {
             // Floors are lambda_http: the scheduler's gets an HTTP event, not its schedule.
-            let floor_event = || without_credentials("clients-list");
             let extra = [("FLOOR_CLIENTS", f.clients)];
-            let floor = start_and_answer(&client, live, &sdk, f.name, &extra, floor_event()).await;
+            let floor = start_and_answer(&client, &live, &sdk, f.name, &extra, floor_event()).await;
             row.floor_sdk.push(floor.ms);
             sdk_rss.push(floor.peak_rss_mb());
             drop(floor);
             let binary = lambda_binary(f.name);
-            let unauthenticated = without_credentials(f.unauthenticated);
-            let cold = start_and_answer(&client, live, &binary, f.name, &[], unauthenticated).await;
+            let unauthenticated = (f.unauthenticated, without_credentials(f.unauthenticated));
+            let cold =
+                start_and_answer(&client, &live, &binary, f.name, &[], unauthenticated).await;
             row.unauthenticated.push(cold.ms);
             row.rss_cold.push(cold.peak_rss_mb());
             drop(cold);
@@ -497,29 +530,91 @@ async fn cold_start(live: &Live) {
                 ("FLOOR_REQUESTS_FILE", row.requests_file.as_str()),
             ];
             let floor =
-                start_and_answer(&client, live, &sdk, f.name, &matched, floor_event()).await;
+                start_and_answer(&client, &live, &sdk, f.name, &matched, floor_event()).await;
             row.matched_floor.push(floor.ms);
             drop(floor);
-            let payload = real_event(live, f, start);
-            let real = start_and_answer(&client, live, &binary, f.name, &[], payload).await;
+            let payload = (f.read, real_event(&live, f, start));
+            let real = start_and_answer(&client, &live, &binary, f.name, &[], payload).await;
             row.real.push(real.answered_for_real(f.name).ms);
         }
+        rounds.push(Round {
+            served: moto_requests_served() - served,
+            seconds: began.elapsed().as_secs_f64(),
+        });
+        live.retire().await;
     }
     // Peak RSS after 1,000 invocations of each function's read (PERF_RSS_READS: another
-    // number; 0 skips it, for a quick look at the cold starts alone).
+    // number; 0 skips it, for a quick look at the cold starts alone), each function on tables
+    // of its own.
     let rss_reads: usize = std::env::var("PERF_RSS_READS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1000);
+    let mut read_loops = Vec::new();
     for (f, row) in FUNCTIONS.iter().zip(&mut rows).filter(|_| rss_reads > 0) {
+        let live = Live::new().await;
+        let served = moto_requests_served();
+        let began = Instant::now();
         let binary = lambda_binary(f.name);
-        let started =
-            start_and_answer(&client, live, &binary, f.name, &[], live.event(f.read)).await;
+        let first = (f.read, live.event(f.read));
+        let started = start_and_answer(&client, &live, &binary, f.name, &[], first).await;
         let port = started.emulator.1;
-        for _ in 1..rss_reads {
-            invoke(&client, port, live.event(f.read)).await;
+        for read in 1..rss_reads {
+            try_invoke(&client, port, live.event(f.read))
+                .await
+                .unwrap_or_else(|failure| {
+                    panic!("{} answering {} (read {read}): {failure}", f.name, f.read)
+                });
         }
         row.rss_1000 = started.peak_rss_mb();
+        drop(started);
+        read_loops.push((
+            f.name,
+            Round {
+                served: moto_requests_served() - served,
+                seconds: began.elapsed().as_secs_f64(),
+            },
+        ));
+        live.retire().await;
+    }
+    recorded.retire().await;
+
+    println!("\n## moto's pace, first round to last\n");
+    println!(
+        "moto serves one request at a time; a benchmark whose data grew would slow it round by \
+         round. Requests moto served per minute of each round (goal: the last round within 2× \
+         of the first).\n"
+    );
+    println!(
+        "| rounds | first round req/min | last round req/min | slowest | fastest | last ÷ first | goal |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let paces: Vec<f64> = rounds.iter().map(Round::per_minute).collect();
+    if let (Some(first), Some(last)) = (paces.first(), paces.last()) {
+        let ratio = last / first;
+        println!(
+            "| {} | {first:.0} | {last:.0} | {:.0} | {:.0} | {ratio:.2} | {} |",
+            paces.len(),
+            paces.iter().copied().fold(f64::INFINITY, f64::min),
+            paces.iter().copied().fold(0.0, f64::max),
+            if (0.5..=2.0).contains(&ratio) {
+                "met"
+            } else {
+                "**not met**"
+            }
+        );
+    }
+    if !read_loops.is_empty() {
+        println!("\n| {rss_reads} reads of | moto requests | seconds | req/min |");
+        println!("|---|---|---|---|");
+        for (name, round) in &read_loops {
+            println!(
+                "| {name} | {} | {:.1} | {:.0} |",
+                round.served,
+                round.seconds,
+                round.per_minute()
+            );
+        }
     }
 
     println!("\n## Cold start to the first real answer, through the runtime emulator, on moto\n");
@@ -580,6 +675,93 @@ async fn cold_start(live: &Live) {
                 "not measured".into()
             }
         );
+    }
+    phone_metadata_load(&client, &sdk, &rows).await;
+}
+
+/// The functions whose state asks for the phone region, and so load the phone metadata.
+const READ_NUMBERS: [&str; 5] = [
+    "authentication",
+    "clients",
+    "contact-details",
+    "organisations",
+    "integrations",
+];
+
+/// Where the phone metadata is loaded, side by side: each `PHONE_METADATA_LOAD` for the five
+/// functions that read numbers, their 401 answer and first real answer against the floors
+/// of the main run (`PERF_PHONE_STARTS` starts each, 10 by default), on fresh tables.
+async fn phone_metadata_load(client: &InvokeClient, sdk: &std::path::Path, rows: &[ColdRow]) {
+    let starts: usize = std::env::var("PERF_PHONE_STARTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10);
+    if starts == 0 {
+        return;
+    }
+    const LOADS: [&str; 3] = ["background", "init", "first-use"];
+    // (function, load) -> (401 ms, first real ms); function -> (SDK floor, matched floor).
+    type Pairs = (Vec<f64>, Vec<f64>);
+    let mut times: BTreeMap<(&str, &str), Pairs> = BTreeMap::new();
+    let mut floors: BTreeMap<&str, Pairs> = BTreeMap::new();
+    for start in 0..starts {
+        let live = Live::new().await;
+        for (f, row) in FUNCTIONS.iter().zip(rows) {
+            if !READ_NUMBERS.contains(&f.name) {
+                continue;
+            }
+            let binary = lambda_binary(f.name);
+            let floor_event = || ("clients-list", without_credentials("clients-list"));
+            let plain = [("FLOOR_CLIENTS", f.clients)];
+            let matched = [
+                ("FLOOR_CLIENTS", f.clients),
+                ("FLOOR_REQUESTS_FILE", row.requests_file.as_str()),
+            ];
+            let plain_floor =
+                start_and_answer(client, &live, sdk, f.name, &plain, floor_event()).await;
+            let matched_floor =
+                start_and_answer(client, &live, sdk, f.name, &matched, floor_event()).await;
+            let entry = floors.entry(f.name).or_default();
+            entry.0.push(plain_floor.ms);
+            entry.1.push(matched_floor.ms);
+            for load in LOADS {
+                let extra = [("PHONE_METADATA_LOAD", load)];
+                let unauthenticated = (f.unauthenticated, without_credentials(f.unauthenticated));
+                let cold =
+                    start_and_answer(client, &live, &binary, f.name, &extra, unauthenticated).await;
+                let payload = (f.read, real_event(&live, f, 2000 + start));
+                let real = start_and_answer(client, &live, &binary, f.name, &extra, payload)
+                    .await
+                    .answered_for_real(f.name);
+                let entry = times.entry((f.name, load)).or_default();
+                entry.0.push(cold.ms);
+                entry.1.push(real.ms);
+            }
+        }
+        live.retire().await;
+    }
+    println!("\n## Where the phone metadata is loaded, side by side\n");
+    println!(
+        "`PHONE_METADATA_LOAD` for the functions that read numbers, median of {starts} starts \
+         each, round-robin with their floors (measured again alongside). background: a thread \
+         started at init; init: before the first request is fetched; first-use: in the first \
+         request that reads a number.\n"
+    );
+    println!(
+        "| function | load | 401 answer ms | × SDK floor | first real answer ms | × matched floor |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for name in READ_NUMBERS {
+        let (plain, matched) = (median(&floors[name].0), median(&floors[name].1));
+        for load in LOADS {
+            let (cold, real) = &times[&(name, load)];
+            let (cold, real) = (median(cold), median(real));
+            println!(
+                "| {name} | {load} | {cold:.1} | {:.2} | {real:.1} | {:.2} |",
+                cold / plain,
+                real / matched
+            );
+        }
     }
 }
 
@@ -1103,8 +1285,7 @@ fn main() {
             sizes();
         }
         if wanted("cold") {
-            let live = Live::new().await;
-            cold_start(&live).await;
+            cold_start().await;
         }
         if let Some(phone) = phone {
             println!("{phone}");

@@ -28,7 +28,8 @@ pub use fixtures::{
     fixture_with_due_entries_ending, personnummer, quiet_demo,
 };
 pub use moto::{
-    dynamo_client, fresh_dialler_queue, fresh_tables, local_sdk_config, moto_endpoint, sqs_client,
+    dynamo_client, fresh_dialler_queue, fresh_tables, local_sdk_config, moto_endpoint,
+    moto_requests_served, sqs_client,
 };
 pub use requests::{TestResponse, body_request, error_fields, get_request, otp_in, without_trace};
 

@@ -19,6 +19,22 @@ pub fn moto_endpoint() -> String {
     })
 }
 
+/// How many requests moto has served since it started (`scripts/moto_server.py`'s `/_served`).
+pub fn moto_requests_served() -> u64 {
+    use std::io::{Read, Write};
+    let endpoint = moto_endpoint();
+    let address = endpoint.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).expect("moto listens");
+    write!(stream, "GET /_served HTTP/1.0\r\nHost: {address}\r\n\r\n").expect("moto is asked");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("moto answers");
+    answer
+        .rsplit("\r\n\r\n")
+        .next()
+        .and_then(|count| count.trim().parse().ok())
+        .unwrap_or_else(|| panic!("moto's /_served answered {answer:?}"))
+}
+
 /// SDK settings for a local stand-in of an AWS service at `endpoint` (moto, a fake model):
 /// a fixed region, static credentials and no instance-metadata lookups.
 pub fn local_sdk_config(endpoint: String) -> aws_config::SdkConfig {
