@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The performance benchmark (issue 8, docs/performance.md): builds the release binaries as
+# The performance benchmark (docs/performance.md): builds the release binaries as
 # scripts/package.sh deploys them, plus the floors they are compared with, then runs
 # tests/benches/performance.rs with moto and the runtime emulator, and prints Markdown tables
 # (also written to target/performance.md). Installs what it needs: the pinned Python tools in

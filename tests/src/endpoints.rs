@@ -32,7 +32,7 @@ pub struct Endpoint {
 const READ: &str = "read";
 const WRITE: &str = "single-record write";
 const WRITE_AND_ID: &str = "1 write + 1 id";
-// Issue 23: a request that shows or changes clients' data appends its access record, one
+// A request that shows or changes clients' data appends its access record, one
 // write (a transaction of the record and each client's copy, 100 items per transaction).
 const READ_LOGGED: &str = "read + access record";
 const TWO_READS_LOGGED: &str = "read of two item collections + access record";

@@ -10,7 +10,7 @@ use serde_json::Value;
 pub const CASES: &str = include_str!("../../eval/unknown-caller/dev.cases.json");
 /// Its fixture: organisation 5 (portals 11-13) and organisation 9 (portal 21).
 pub const FIXTURE: &str = include_str!("../../eval/unknown-caller/dev.fixture.json");
-/// The held-out set (issue 21), never tuned on: organisation 7 (portals 31-33) and
+/// The held-out set, never tuned on: organisation 7 (portals 31-33) and
 /// organisation 8 (portal 41), written by `eval/unknown-caller/generate-holdout.py`.
 pub const HOLDOUT_CASES: &str = include_str!("../../eval/unknown-caller/holdout.cases.json");
 pub const HOLDOUT_FIXTURE: &str = include_str!("../../eval/unknown-caller/holdout.fixture.json");

@@ -1,4 +1,4 @@
-//! The access log of clients' personal data (issue 23), on both stores: every route that shows
+//! The access log of clients' personal data, on both stores: every route that shows
 //! or changes a client's data leaves exactly its record, denials are logged, a record that
 //! cannot be written withholds the answer, nothing can change a record, and admins alone read
 //! the log, each only their own portal's (1,000 cross-portal attempts, none through).

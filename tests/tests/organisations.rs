@@ -170,7 +170,7 @@ async fn evaluate(fixture: &str, cases: &str) -> Evaluation {
     evaluation
 }
 
-/// Both evaluation sets through the API on the in-memory store (issue 21's bar): each at
+/// Both evaluation sets through the API on the in-memory store (the matcher's bar): each at
 /// least 97% right with at most one wrong suggestion in 200 cases, the two within 1.5 points
 /// of each other, and every confidence band right at least as often as it says.
 /// `scripts/eval-unknown-callers.sh` runs the same scoring over HTTP.

@@ -78,7 +78,7 @@ impl<T> Store for T where
 /// A store seen through one capability. A Lambda holds its concrete `DynamoStore` and narrows
 /// it to the traits its handlers use, so that the binary links only those traits' methods:
 /// narrowing a `dyn Store` would carry the vtable of every capability, and with it the code of
-/// every function (docs/performance.md, issue 22's sizes). `local-api` and the tests, which
+/// every function (docs/performance.md, "Sizes"). `local-api` and the tests, which
 /// choose their store at run time, narrow a `dyn Store` instead.
 pub trait Narrow<T: ?Sized> {
     fn narrow(self: Arc<Self>) -> Arc<T>;
