@@ -56,8 +56,9 @@ impl Default for AuthRules {
 pub struct Config {
     pub tables: Tables,
     pub region: DefaultRegion,
-    /// Where the phone metadata is loaded (`PHONE_METADATA_LOAD`, default background).
-    pub phone_load: crate::phone::MetadataLoad,
+    /// Where the phone metadata is loaded (`PHONE_METADATA_LOAD`); unset, each function's own
+    /// choice.
+    pub phone_load: Option<crate::phone::MetadataLoad>,
     /// The zone portals' contact windows are written in (`PORTAL_TIME_ZONE`).
     pub time_zone: crate::zone::Zone,
     pub auth: AuthRules,
@@ -107,11 +108,13 @@ impl Config {
             _ => DefaultRegion::default(),
         };
         let phone_load = match lookup("PHONE_METADATA_LOAD") {
-            Some(load) if !load.is_empty() => load.parse().map_err(|problem| ConfigError {
-                name: "PHONE_METADATA_LOAD",
-                problem,
-            })?,
-            _ => crate::phone::MetadataLoad::default(),
+            Some(load) if !load.is_empty() => {
+                Some(load.parse().map_err(|problem| ConfigError {
+                    name: "PHONE_METADATA_LOAD",
+                    problem,
+                })?)
+            }
+            _ => None,
         };
         let time_zone = time_zone(lookup("PORTAL_TIME_ZONE").as_deref())?;
         Ok(Self {
@@ -232,7 +235,7 @@ mod tests {
     }
 
     #[test]
-    fn the_phone_metadata_loads_in_the_background_unless_told_where() {
+    fn the_phone_metadata_loads_where_the_function_chooses_unless_told_where() {
         let base = |name: &str| match name {
             "DATA_TABLE" | "AUTH_TABLE" | "ACCESS_LOG_TABLE" => Some("t".to_string()),
             _ => None,
@@ -248,14 +251,15 @@ mod tests {
             })
         };
         use crate::phone::MetadataLoad;
-        assert_eq!(
-            Config::from_lookup(base).unwrap().phone_load,
-            MetadataLoad::Background
-        );
-        assert_eq!(load("init").unwrap().phone_load, MetadataLoad::Init);
+        assert_eq!(Config::from_lookup(base).unwrap().phone_load, None);
+        assert_eq!(load("init").unwrap().phone_load, Some(MetadataLoad::Init));
         assert_eq!(
             load("first-use").unwrap().phone_load,
-            MetadataLoad::FirstUse
+            Some(MetadataLoad::FirstUse)
+        );
+        assert_eq!(
+            load("background").unwrap().phone_load,
+            Some(MetadataLoad::Background)
         );
         let refused = load("later").unwrap_err();
         assert_eq!(refused.name, "PHONE_METADATA_LOAD");

@@ -59,13 +59,14 @@ pub fn full_metadata_loaded() -> bool {
     FULL.get().is_some()
 }
 
-/// Where a process pays for the Nordic metadata and the patterns a Swedish number meets
-/// (about 9 ms of work, docs/performance.md): `PHONE_METADATA_LOAD`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Where a process pays for the Nordic metadata and the patterns a Swedish number meets (about
+/// 10 ms of work). Each function chooses by what its first request usually needs, and
+/// `PHONE_METADATA_LOAD` overrides the choice (docs/performance.md has them side by side).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetadataLoad {
     /// On a thread of its own, started at init: the first request finds it done when the
-    /// runtime's fetch of that request left time for it.
-    #[default]
+    /// runtime's fetch of that request left time for it. On two cores the thread competes with
+    /// the first answer, so it pays only where that answer reads a number.
     Background,
     /// In init itself, before the first request is fetched.
     Init,

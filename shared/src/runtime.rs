@@ -193,8 +193,9 @@ pub struct Services<S: ?Sized = dyn crate::store::Store> {
     pub access_log: std::sync::Arc<dyn crate::store::AccessLogWriter>,
     pub clock: std::sync::Arc<dyn crate::clock::Clock>,
     pub region: crate::phone::DefaultRegion,
-    /// Where the phone metadata is loaded (`PHONE_METADATA_LOAD`).
-    pub phone_load: crate::phone::MetadataLoad,
+    /// Where the phone metadata is loaded when `PHONE_METADATA_LOAD` says; `None`: where the
+    /// function asks (`phone_region`).
+    pub phone_load: Option<crate::phone::MetadataLoad>,
     /// The zone portals' contact windows and calling hours are in.
     pub time_zone: crate::zone::Zone,
     pub rules: crate::config::AuthRules,
@@ -231,7 +232,7 @@ impl<S: ?Sized> Services<S> {
             store,
             clock,
             region,
-            phone_load: crate::phone::MetadataLoad::default(),
+            phone_load: None,
             time_zone,
             rules,
         }
@@ -254,10 +255,10 @@ impl<S: ?Sized> Services<S> {
     }
 
     /// The default phone region, for a state whose handlers read phone numbers. Asking for it
-    /// loads the phone metadata where `phone_load` says (`phone::prepare`); functions that
-    /// never ask link no phone metadata.
-    pub fn phone_region(&self) -> crate::phone::DefaultRegion {
-        crate::phone::prepare(self.region, self.phone_load);
+    /// loads the phone metadata where `usual` says, unless `PHONE_METADATA_LOAD` says otherwise
+    /// (`phone::prepare`); functions that never ask link no phone metadata.
+    pub fn phone_region(&self, usual: crate::phone::MetadataLoad) -> crate::phone::DefaultRegion {
+        crate::phone::prepare(self.region, self.phone_load.unwrap_or(usual));
         self.region
     }
 

@@ -577,7 +577,6 @@ async fn cold_start() {
         ));
         live.retire().await;
     }
-    recorded.retire().await;
 
     println!("\n## moto's pace, first round to last\n");
     println!(
@@ -663,11 +662,20 @@ async fn cold_start() {
         let function = median(&row.unauthenticated);
         let ratio = function / floor;
         let met = ratio <= 1.2 && function < 15.0;
+        // Every invocation of the scheduler is a pass that reads DynamoDB: it has no answer
+        // without AWS, and its matched floor above is its comparison.
+        let goal = if f.unauthenticated == SCHEDULED_EVENT {
+            "none without AWS: see the first real answer"
+        } else if met {
+            "met"
+        } else {
+            "**not met**"
+        };
         println!(
             "| {} | {} | {floor:.1} | {function:.1} | {ratio:.2} | {} | {:.1} | {} |",
             row.name,
             f.clients,
-            if met { "met" } else { "**not met**" },
+            goal,
             median(&row.rss_cold),
             if rss_reads > 0 {
                 format!("{:.1}", row.rss_1000)
@@ -677,6 +685,8 @@ async fn cold_start() {
         );
     }
     phone_metadata_load(&client, &sdk, &rows).await;
+    // Last: the matched floors read these tables.
+    recorded.retire().await;
 }
 
 /// The functions whose state asks for the phone region, and so load the phone metadata.
@@ -724,12 +734,13 @@ async fn phone_metadata_load(client: &InvokeClient, sdk: &std::path::Path, rows:
             let entry = floors.entry(f.name).or_default();
             entry.0.push(plain_floor.ms);
             entry.1.push(matched_floor.ms);
-            for load in LOADS {
+            for (n, load) in LOADS.into_iter().enumerate() {
                 let extra = [("PHONE_METADATA_LOAD", load)];
                 let unauthenticated = (f.unauthenticated, without_credentials(f.unauthenticated));
                 let cold =
                     start_and_answer(client, &live, &binary, f.name, &extra, unauthenticated).await;
-                let payload = (f.read, real_event(&live, f, 2000 + start));
+                // A call report of its own per load, not a redelivery of the previous one.
+                let payload = (f.read, real_event(&live, f, 2000 + start * LOADS.len() + n));
                 let real = start_and_answer(client, &live, &binary, f.name, &extra, payload)
                     .await
                     .answered_for_real(f.name);

@@ -15,6 +15,7 @@ use shared::error::Problem;
 use shared::extract::{Json, JsonResponse, SourceAddress};
 use shared::ids::{AccountId, PortalId};
 use shared::notify::{SmsSender, SnsSms};
+use shared::phone::MetadataLoad;
 use shared::phone::{self, DefaultRegion};
 use shared::records::Account;
 use shared::runtime::{Platform, Services};
@@ -45,7 +46,8 @@ impl AuthState {
             store: services.store(),
             sms,
             authenticator: services.authenticator(),
-            region: services.phone_region(),
+            // Every request of this function reads a phone number, the first one too.
+            region: services.phone_region(MetadataLoad::Background),
             otp_key,
         }
     }

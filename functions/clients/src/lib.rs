@@ -16,6 +16,7 @@ use shared::auth::{Authenticator, Caller};
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
 use shared::ids::ClientId;
+use shared::phone::MetadataLoad;
 use shared::phone::{self, DefaultRegion};
 use shared::records::Client;
 use shared::runtime::Services;
@@ -49,7 +50,8 @@ impl ClientsState {
         Self {
             clients: services.store(),
             authenticator: services.authenticator(),
-            region: services.phone_region(),
+            // Only a change of a client reads a number; a list does not.
+            region: services.phone_region(MetadataLoad::FirstUse),
             audit: services.audit(),
         }
     }

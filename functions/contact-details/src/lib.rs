@@ -14,6 +14,7 @@ use shared::auth::{Authenticator, Caller};
 use shared::contact_window::{self, WindowError};
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
+use shared::phone::MetadataLoad;
 use shared::phone::{self, DefaultRegion};
 use shared::records::ContactDetail;
 use shared::runtime::Services;
@@ -47,7 +48,8 @@ impl ContactDetailsState {
         Self {
             contacts: services.store(),
             authenticator: services.authenticator(),
-            region: services.phone_region(),
+            // Only an update reads a number; the reads do not.
+            region: services.phone_region(MetadataLoad::FirstUse),
             time_zone: services.time_zone.clone(),
         }
     }

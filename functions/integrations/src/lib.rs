@@ -21,6 +21,7 @@ use shared::error::{ApiError, Problem};
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 use shared::ids::{EntryId, PortalId, QuestionnaireId};
 use shared::phone::DefaultRegion;
+use shared::phone::MetadataLoad;
 use shared::records::{Client, PhoneCall, TranscriptLine};
 use shared::runtime::{Platform, Services};
 use shared::store::access_log::{Accessor, Action};
@@ -64,7 +65,8 @@ impl IntegrationsState {
             store: services.store(),
             clock: services.clock.clone(),
             webhook_master,
-            region: services.phone_region(),
+            // A delivery waits on DynamoDB for longer than the load takes, and the load would compete with it.
+            region: services.phone_region(MetadataLoad::FirstUse),
             audit: services.audit(),
         }
     }

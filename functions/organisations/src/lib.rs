@@ -21,6 +21,7 @@ use shared::extract::{Json, JsonResponse};
 use shared::ids::{CallId, ClientId, OrganisationId};
 use shared::matcher::index::{CallFacts, ClientIndex};
 use shared::matcher::score::{Ranked, SUGGESTION_THRESHOLD, rank};
+use shared::phone::MetadataLoad;
 use shared::phone::{self, DefaultRegion};
 use shared::records::{PhoneCall, Timestamp};
 use shared::runtime::{Platform, Services};
@@ -100,7 +101,8 @@ impl OrganisationsState {
             authenticator: services.authenticator(),
             clock: services.clock.clone(),
             indexes: Arc::default(),
-            region: services.phone_region(),
+            // The suggestion waits on DynamoDB for longer than the load takes, and the load would compete with it.
+            region: services.phone_region(MetadataLoad::FirstUse),
             reranker,
             audit: services.audit(),
         }
