@@ -1,0 +1,244 @@
+//! Evaluation of the triage on the labelled call sets in eval/triage/: two development sets
+//! (dev.cases.json, and dev2.cases.json written apart by another person; both tuned on) and
+//! the held-out set (holdout.cases.json, written independently and never tuned on; its test
+//! is skipped while the file is absent). Each test prints urgent recall, the false-alarm rate,
+//! concern recall, category accuracy on urgent calls and every miss. The development sets fail
+//! on a missed urgent call or false alarms above 10 % of the non-urgent; the held-out set on
+//! the bars below, set by the lead.
+//!
+//! Run the development sets alone with `cargo test -p triage --test evaluation dev`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use triage::{CallText, Level, Line, Speaker, triage};
+
+// The held-out set's first measurement, 2026-11-25: 106 of 115 urgent calls (92.2 %), 19 false
+// alarms of 154 (12.3 %). These bars keep the rules from getting worse on it; the goal (no
+// urgent call missed, at most 10 % false alarms) is not met yet (docs/triage.md). Never tuned
+// on: a change made from its misses needs a new held-out set.
+const HOLDOUT_MIN_RECALL: f64 = 106.0 / 115.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 19.0 / 154.0;
+
+/// The highest false-alarm rate allowed on a development set: urgent findings on calls
+/// labelled concern or none.
+const MAX_FALSE_ALARM_RATE: f64 = 0.10;
+
+#[derive(Deserialize)]
+struct CaseFile {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    id: String,
+    #[serde(default)]
+    lang: Option<String>,
+    #[serde(default)]
+    trap: Option<String>,
+    transcript: Vec<CaseLine>,
+    #[serde(default)]
+    requests: Vec<String>,
+    #[serde(default)]
+    summary: Option<String>,
+    expected: Expected,
+}
+
+#[derive(Deserialize)]
+struct CaseLine {
+    by: String,
+    message: String,
+}
+
+#[derive(Deserialize)]
+struct Expected {
+    level: String,
+    category: Option<String>,
+}
+
+/// The one fixture loader of both sets: `None` when the file does not exist.
+fn load(name: &str) -> Option<(PathBuf, Vec<Case>)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../eval/triage")
+        .join(name);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => panic!("cannot read {}: {e}", path.display()),
+    };
+    let file: CaseFile = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not a case file: {e}", path.display()));
+    Some((path, file.cases))
+}
+
+/// What triage said of one case: level ("urgent", "concern", "none"), category, evidence.
+fn run(case: &Case) -> (&'static str, Option<&'static str>, String) {
+    let lines: Vec<Line> = case
+        .transcript
+        .iter()
+        .map(|l| Line {
+            by: match l.by.as_str() {
+                "agent" => Speaker::Agent,
+                "caller" => Speaker::Caller,
+                _ => Speaker::Other,
+            },
+            message: &l.message,
+        })
+        .collect();
+    let requests: Vec<&str> = case.requests.iter().map(String::as_str).collect();
+    let call = CallText {
+        transcript: &lines,
+        requests: &requests,
+        summary: case.summary.as_deref(),
+    };
+    match triage(&call) {
+        Some(f) => (f.level.as_str(), Some(f.category.as_str()), f.evidence),
+        None => ("none", None, String::new()),
+    }
+}
+
+fn percent(n: usize, of: usize) -> f64 {
+    if of == 0 {
+        100.0
+    } else {
+        100.0 * n as f64 / of as f64
+    }
+}
+
+/// Scores one set, prints the figures and misses, and asserts its bars: urgent recall at least
+/// `min_recall`, false alarms at most `max_false_alarm` of the non-urgent calls.
+fn evaluate(name: &str, min_recall: f64, max_false_alarm: f64) {
+    let Some((path, cases)) = load(name) else {
+        println!("{name}: not present, skipped");
+        return;
+    };
+    assert!(!cases.is_empty(), "{}: no cases", path.display());
+    let (mut urgent, mut urgent_hit, mut urgent_right_category) = (0, 0, 0);
+    let (mut calm, mut false_alarms) = (0, 0);
+    let (mut concern, mut concern_hit) = (0, 0);
+    let mut misses = Vec::new();
+    for case in &cases {
+        let (level, category, evidence) = run(case);
+        let want_level = case.expected.level.as_str();
+        let want_category = case.expected.category.as_deref();
+        let kind = match (want_level, level) {
+            ("urgent", "urgent") => {
+                urgent += 1;
+                urgent_hit += 1;
+                if category == want_category {
+                    urgent_right_category += 1;
+                    None
+                } else {
+                    Some("wrong category")
+                }
+            }
+            ("urgent", _) => {
+                urgent += 1;
+                Some("MISSED URGENT")
+            }
+            (_, "urgent") => {
+                calm += 1;
+                concern += usize::from(want_level == "concern");
+                false_alarms += 1;
+                Some("false alarm")
+            }
+            ("concern", got) => {
+                calm += 1;
+                concern += 1;
+                if got == "concern" {
+                    concern_hit += 1;
+                    (category != want_category).then_some("concern, other category")
+                } else {
+                    Some("missed concern")
+                }
+            }
+            (_, got) => {
+                calm += 1;
+                (got != "none").then_some("concern on a calm call")
+            }
+        };
+        if let Some(kind) = kind {
+            misses.push(format!(
+                "  {:<24} {} [{}/{}] expected {}/{} got {}/{}: {}",
+                kind,
+                case.id,
+                case.lang.as_deref().unwrap_or("?"),
+                case.trap.as_deref().unwrap_or("-"),
+                want_level,
+                want_category.unwrap_or("-"),
+                level,
+                category.unwrap_or("-"),
+                evidence
+            ));
+        }
+    }
+    let false_alarm_rate = if calm == 0 {
+        0.0
+    } else {
+        false_alarms as f64 / calm as f64
+    };
+    println!("{name}: {} cases", cases.len());
+    println!(
+        "  urgent recall        {urgent_hit}/{urgent} = {:.1} %",
+        percent(urgent_hit, urgent)
+    );
+    println!(
+        "  false alarms         {false_alarms}/{calm} = {:.1} % of concern/none",
+        100.0 * false_alarm_rate
+    );
+    println!(
+        "  concern recall       {concern_hit}/{concern} = {:.1} %",
+        percent(concern_hit, concern)
+    );
+    println!(
+        "  category on urgent   {urgent_right_category}/{urgent_hit} = {:.1} %",
+        percent(urgent_right_category, urgent_hit)
+    );
+    println!("  misses ({}):", misses.len());
+    misses.sort();
+    for m in &misses {
+        println!("{m}");
+    }
+    let recall = if urgent == 0 {
+        1.0
+    } else {
+        urgent_hit as f64 / urgent as f64
+    };
+    assert!(
+        recall >= min_recall,
+        "{name}: urgent recall {:.1} % < {:.1} % ({} urgent call(s) missed)",
+        100.0 * recall,
+        100.0 * min_recall,
+        urgent - urgent_hit
+    );
+    assert!(
+        false_alarm_rate <= max_false_alarm,
+        "{name}: false alarms {:.1} % > {:.1} %",
+        100.0 * false_alarm_rate,
+        100.0 * max_false_alarm
+    );
+    // The level type is exhaustive: keep the wire names the sets use in step with the crate.
+    assert_eq!(
+        (Level::Urgent.as_str(), Level::Concern.as_str()),
+        ("urgent", "concern")
+    );
+}
+
+#[test]
+fn dev_set_misses_no_urgent_call_and_false_alarms_stay_under_ten_percent() {
+    evaluate("dev.cases.json", 1.0, MAX_FALSE_ALARM_RATE);
+}
+
+#[test]
+fn second_dev_set_misses_no_urgent_call_and_false_alarms_stay_under_ten_percent() {
+    evaluate("dev2.cases.json", 1.0, MAX_FALSE_ALARM_RATE);
+}
+
+#[test]
+fn holdout_set_meets_the_bars_the_lead_set_from_its_first_measurement() {
+    evaluate(
+        "holdout.cases.json",
+        HOLDOUT_MIN_RECALL,
+        HOLDOUT_MAX_FALSE_ALARM,
+    );
+}
