@@ -98,12 +98,7 @@ def cheap_deduplication_check() -> None:
 
 
 class CountingApplication:
-    """Counts the requests served; moto's `BaseModel.__new__` appends every model instance it creates to a list on its class (for
-its dashboard), so no table, item or queue is ever freed: not a deleted table, and not the table
-copies TransactWriteItems makes for rollback, which grew moto by about 2 MB per logged read and
-slowed it round by round. `untracked_models` creates models without that list.
-
-`GET /_served` answers the count (and is not counted)."""
+    """Counts the requests served; `GET /_served` answers the count (and is not counted)."""
 
     def __init__(self, app):
         self.app = app
