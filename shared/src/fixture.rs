@@ -24,6 +24,9 @@ pub mod counters {
     pub const QUESTIONNAIRE: &str = "questionnaire";
     pub const QUESTION: &str = "question";
     pub const QUESTIONNAIRE_ENTRY: &str = "questionnaireEntry";
+    /// Alerts share the entries' sequence: an entry's alert takes its entry's id, a call's
+    /// alert draws a number no entry has.
+    pub const ALERT: &str = QUESTIONNAIRE_ENTRY;
     pub const PORTAL: &str = "portal";
     pub const ACCOUNT: &str = "account";
 }

@@ -9,6 +9,7 @@ pub mod config;
 pub mod contact_window;
 pub mod domain;
 pub mod error;
+pub mod escalation;
 pub mod extract;
 pub mod fixture;
 pub mod ids;

@@ -576,6 +576,8 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
         requests: Vec::new(),
         completion: None,
         held_event_id: read.held.map(|held| held.event_id),
+        client_number: None,
+        alert: None,
     };
     let refused = store.record_call(&new).await;
     assert!(
@@ -598,7 +600,8 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
             ..new
         })
         .await
-        .unwrap();
+        .unwrap()
+        .phone_call_id;
     let late = HeldAnalysis {
         event_id: "evt-3".into(),
         ..held
@@ -613,12 +616,9 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
         .await
         .unwrap();
     assert_eq!(recorded.held, None);
+    assert_eq!(recorded.conversation.map(|c| c.phone_call_id), Some(id));
     assert_eq!(
-        recorded.conversation.map(|c| c.phone_call_id),
-        Some(id.get())
-    );
-    assert_eq!(
-        thread(&app, &token, i64::from(id.get())).await[0]["transcript"]
+        thread(&app, &token, i64::from(id)).await[0]["transcript"]
             .as_array()
             .unwrap()
             .len(),
@@ -636,7 +636,8 @@ async fn a_thousand_line_transcript_is_written_in_eleven_transactions(backend: B
             json!({
                 "createdAt": at(10) + TimeDelta::milliseconds(i * 500),
                 "by": if i % 2 == 0 { "agent" } else { "caller" },
-                "message": format!("Line {i} of a long conversation about the week's visits."),
+                // Zero-padded: a bare "112", "911" or "999" from a caller is a call for help.
+                "message": format!("Line {i:04} of a long conversation about the week's visits."),
                 "category": i % 2
             })
         })
@@ -662,7 +663,7 @@ async fn a_thousand_line_transcript_is_written_in_eleven_transactions(backend: B
     for (i, line) in transcript.iter().enumerate() {
         assert_eq!(
             line["message"],
-            format!("Line {i} of a long conversation about the week's visits.")
+            format!("Line {i:04} of a long conversation about the week's visits.")
         );
     }
     let requests = app

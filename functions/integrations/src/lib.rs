@@ -1,5 +1,6 @@
 //! The voice platform's intake: signed `call.ended` and `call.analyzed` deliveries become
-//! phone calls, transcripts, client requests, client statistics and questionnaire answers;
+//! phone calls, transcripts, client requests, client statistics and questionnaire answers, and
+//! their triage opens an alert (an urgent one is escalated within the same request);
 //! `call.failed` reports become attempt outcomes that set a questionnaire entry's next try.
 //! Deliveries are idempotent by `eventId` and may arrive in any order.
 
@@ -16,10 +17,14 @@ use serde::Serialize;
 use events::{CallAnalyzed, CallEnded, CallFailed, VoiceEvent};
 use shared::audit::{AccessNote, AuditLog};
 use shared::clock::Clock;
-use shared::domain::{AttemptOutcome, CallOutcome, Effect};
+use shared::domain::{
+    Alert, AttemptOutcome, CallFinding, CallOrigin, CallOutcome, Delays, Effect, triage_call,
+};
 use shared::error::{ApiError, Problem};
+use shared::escalation::Escalator;
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 use shared::ids::{EntryId, PortalId, QuestionnaireId};
+use shared::notify::{SmsSender, SnsSms};
 use shared::phone::DefaultRegion;
 use shared::phone::MetadataLoad;
 use shared::records::{Client, PhoneCall, TranscriptLine};
@@ -27,8 +32,8 @@ use shared::runtime::{Platform, Services};
 use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
-    Conversation, DeliveryState, DueEntry, EntryCompletion, HeldAnalysis, IngestStore, Narrow,
-    NewCall, NewRequest, OutcomeReport, RecordedAnalysis,
+    AlertWrite, CallAlert, Conversation, DeliveryState, DueEntry, EntryCompletion, EscalationStore,
+    HeldAnalysis, IngestStore, Narrow, NewCall, NewRequest, OutcomeReport, RecordedAnalysis,
 };
 use shared::webhook::{self, SignatureError};
 
@@ -54,16 +59,24 @@ pub struct IntegrationsState {
     pub webhook_master: Arc<[u8]>,
     pub region: DefaultRegion,
     pub audit: AuditLog,
+    /// Takes the first step of a call's alert as the call is stored.
+    pub escalator: Escalator,
 }
 
 impl IntegrationsState {
-    pub fn new<S>(services: &Services<S>, webhook_master: Arc<[u8]>) -> Self
+    pub fn new<S>(
+        services: &Services<S>,
+        webhook_master: Arc<[u8]>,
+        sms: Arc<dyn SmsSender>,
+        delays: Delays,
+    ) -> Self
     where
-        S: ?Sized + Narrow<dyn IngestStore>,
+        S: ?Sized + Narrow<dyn IngestStore> + Narrow<dyn EscalationStore>,
     {
         Self {
             store: services.store(),
             clock: services.clock.clone(),
+            escalator: Escalator::new(services, sms, delays, Accessor::Triage),
             webhook_master,
             // A delivery waits on DynamoDB for longer than the load takes, and the load would compete with it.
             region: services.phone_region(MetadataLoad::FirstUse),
@@ -71,12 +84,20 @@ impl IntegrationsState {
         }
     }
 
-    /// The state on Lambda: the webhook master secret from the environment or Secrets Manager.
+    /// The state on Lambda: the webhook master secret from the environment or Secrets Manager,
+    /// alerts' SMS through SNS, the delays from the environment.
     pub async fn for_lambda(platform: &Platform) -> Result<Self, shared::store::BoxError> {
         let master = platform
             .secret("WEBHOOK_SECRET", "WEBHOOK_SECRET_ARN")
             .await?;
-        Ok(Self::new(&platform.services, master.into()))
+        let delays = Delays::from_lookup(|name| std::env::var(name).ok())?;
+        let sms = SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk));
+        Ok(Self::new(
+            &platform.services,
+            master.into(),
+            Arc::new(sms),
+            delays,
+        ))
     }
 }
 
@@ -177,6 +198,12 @@ async fn voice_event(
             call_failed(&state, portal_id, &event).await?
         }
     };
+    if let Delivered::Wrote(Conversation {
+        alert: Some(alert), ..
+    }) = delivered
+    {
+        escalate_at_once(&state, portal_id, alert).await;
+    }
     match delivered {
         Delivered::Outcome(client_id) => {
             if let Some(client_id) = client_id {
@@ -204,9 +231,58 @@ async fn voice_event(
     }
 }
 
+/// The first step of the alert a delivery has just opened or raised: its SMS leave within the
+/// request. A failure here loses nothing: the alert is stored and due, and the scheduler's
+/// next pass takes the step.
+async fn escalate_at_once(state: &IntegrationsState, portal_id: i32, alert: CallAlert) {
+    let now = state.clock.now();
+    match state
+        .escalator
+        .step_now(PortalId(portal_id), alert.alert_id, now)
+        .await
+    {
+        Ok(step) => tracing::info!(
+            portal_id,
+            alert = alert.alert_id,
+            reason = ?alert.reason,
+            sent = step.map_or(0, |s| s.sent),
+            failed = step.map_or(0, |s| s.failed),
+            "alert opened by the call's triage"
+        ),
+        Err(error) => tracing::warn!(
+            portal_id,
+            alert = alert.alert_id,
+            error = %shared::error::error_chain(&error),
+            "alert stored; its first step is left to the scheduler"
+        ),
+    }
+}
+
+/// The alert a call's triage raises, without its id and call id (the store gives both).
+fn call_alert(
+    portal_id: i32,
+    client_id: i32,
+    client_number: Option<&str>,
+    finding: Option<CallFinding>,
+    now: shared::records::Timestamp,
+) -> Option<Alert> {
+    finding.map(|finding| {
+        Alert::of_call(
+            CallOrigin {
+                portal_id,
+                client_id,
+                phone_call_id: 0,
+                client_number: client_number.map(str::to_string),
+            },
+            finding,
+            now,
+        )
+    })
+}
+
 /// What a delivery did: wrote a client's call (logged as an access), or wrote nothing of one
 /// (a redelivery, or an analysis held until its call arrives), answering with the call if any.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Delivered {
     Wrote(Conversation),
     Unchanged(Option<i32>),
@@ -228,7 +304,7 @@ fn repeated(
         ));
     }
     Ok(Delivered::Unchanged(
-        delivery.conversation.map(|c| c.phone_call_id),
+        delivery.conversation.as_ref().map(|c| c.phone_call_id),
     ))
 }
 
@@ -336,22 +412,34 @@ async fn call_ended(
                 None
             }
         };
+        let lines: Vec<TranscriptLine> = event
+            .transcript
+            .iter()
+            .map(|line| TranscriptLine {
+                id: 0,
+                created_at: line.created_at,
+                by: line.by.clone(),
+                message: line.message.clone(),
+                phone_call_id: 0,
+                category: line.category,
+            })
+            .collect();
+        let requests: Vec<&str> = event.requests.iter().map(|r| r.request.as_str()).collect();
+        let finding = triage_call(&lines, &requests, call.summary.as_deref());
+        let alert = call_alert(
+            portal_id,
+            client_id,
+            Some(event.client_number()),
+            finding,
+            state.clock.now(),
+        );
         let new = NewCall {
             portal_id,
             event_id: event.event_id.clone(),
             call,
-            lines: event
-                .transcript
-                .iter()
-                .map(|line| TranscriptLine {
-                    id: 0,
-                    created_at: line.created_at,
-                    by: line.by.clone(),
-                    message: line.message.clone(),
-                    phone_call_id: 0,
-                    category: line.category,
-                })
-                .collect(),
+            client_number: Some(event.client_number().to_string()),
+            alert,
+            lines,
             requests: event
                 .requests
                 .iter()
@@ -363,10 +451,11 @@ async fn call_ended(
             completion,
             held_event_id: delivery.held.as_ref().map(|held| held.event_id.clone()),
         };
-        if let Round::Done(call_id) = store.record_call(&new).await.or_lost()? {
+        if let Round::Done(recorded) = store.record_call(&new).await.or_lost()? {
             tracing::info!(
                 portal_id,
-                call_id = call_id.get(),
+                call_id = recorded.phone_call_id,
+                alert = ?recorded.alert,
                 lines = new.lines.len(),
                 requests = new.requests.len(),
                 is_unknown,
@@ -382,7 +471,7 @@ async fn call_ended(
                 analysis_merged = new.held_event_id.is_some(),
                 "call recorded"
             );
-            return Ok(Delivered::Wrote(new.conversation(call_id.get())));
+            return Ok(Delivered::Wrote(recorded));
         }
     }
 }
@@ -583,18 +672,23 @@ async fn call_analyzed(
                         Vec::new()
                     }
                 };
+                let alert = analysis_alert(state, portal_id, &conversation, &analysis).await?;
                 let recorded = RecordedAnalysis {
                     portal_id,
                     event_id: event.event_id.clone(),
                     conversation_uuid: event.conversation_uuid.clone(),
-                    conversation,
+                    conversation: conversation.clone(),
                     analysis: analysis.clone(),
                     answers,
+                    alert,
                 };
-                store
-                    .apply_analysis(&recorded)
-                    .await
-                    .map(|()| Delivered::Wrote(conversation))
+                store.apply_analysis(&recorded).await.map(|written| {
+                    Delivered::Wrote(Conversation {
+                        // Only an alert this analysis opened or raised is escalated now.
+                        alert: written,
+                        ..conversation
+                    })
+                })
             }
             None => {
                 let held = HeldAnalysis {
@@ -609,7 +703,7 @@ async fn call_analyzed(
         };
         if let Round::Done(delivered) = result.or_lost()? {
             let phone_call_id = match delivered {
-                Delivered::Wrote(conversation) => Some(conversation.phone_call_id),
+                Delivered::Wrote(ref conversation) => Some(conversation.phone_call_id),
                 Delivered::Unchanged(call) => call,
                 Delivered::Outcome(_) => None,
             };
@@ -622,6 +716,52 @@ async fn call_analyzed(
             );
             return Ok(delivered);
         }
+    }
+}
+
+/// What an analysis does to its call's alert: opens one when the call has none and the triage
+/// of the summary and analysis finds something; raises a concern alert to urgent when it finds
+/// an emergency; otherwise nothing (never a second alert).
+async fn analysis_alert(
+    state: &IntegrationsState,
+    portal_id: i32,
+    conversation: &Conversation,
+    analysis: &shared::store::Analysis,
+) -> Result<Option<AlertWrite>, ApiError> {
+    let text: Vec<&str> = [
+        &analysis.summary,
+        &analysis.purpose,
+        &analysis.satisfaction_reason,
+    ]
+    .into_iter()
+    .filter_map(|field| field.as_deref())
+    .collect();
+    let text = text.join(". ");
+    let Some(finding) = triage_call(&[], &[], Some(&text)) else {
+        return Ok(None);
+    };
+    let now = state.clock.now();
+    match conversation.alert {
+        None => Ok(call_alert(
+            portal_id,
+            conversation.client_id,
+            conversation.client_number.as_deref(),
+            Some(finding),
+            now,
+        )
+        .map(AlertWrite::Open)),
+        Some(existing) if finding.outranks(existing.reason) => {
+            let stored = state
+                .escalator
+                .alerts
+                .alert_to_step(PortalId(portal_id), existing.alert_id)
+                .await?;
+            Ok(stored.map(|stored| AlertWrite::RaiseTo {
+                version: stored.version,
+                alert: stored.alert.raised_to(finding, now),
+            }))
+        }
+        Some(_) => Ok(None),
     }
 }
 

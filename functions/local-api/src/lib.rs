@@ -140,7 +140,12 @@ impl LocalApi {
     }
 
     pub fn integrations_state(&self) -> integrations::IntegrationsState {
-        integrations::IntegrationsState::new(&self.services, self.webhook_master.clone())
+        integrations::IntegrationsState::new(
+            &self.services,
+            self.webhook_master.clone(),
+            Arc::new(self.outbox.clone()),
+            self.scheduler_config.delays,
+        )
     }
 
     pub fn access_log_state(&self) -> access_log::AccessLogState {

@@ -19,18 +19,17 @@ use shared::clock::Clock;
 use shared::config::ConfigError;
 use shared::contact_window::{Window, parse_time};
 use shared::domain::{
-    Alert, AlertReason, AttemptOutcome, CallOutcome, Delivery, EscalationState, FAILED_SEND_RETRY,
-    Notification, REPORT_WAIT, Schedule, next_step,
+    Alert, AlertReason, AttemptOutcome, CallOutcome, Delays, REPORT_WAIT, Schedule,
 };
 use shared::error::error_chain;
+use shared::escalation::Escalator;
 use shared::ids::PortalId;
 use shared::notify::{Dialler, DiallerMessage, SmsSender, SnsSms, SqsDialler};
 use shared::records::{ContactDetail, Timestamp};
 use shared::runtime::{Platform, Services};
-use shared::store::access_log::{Access, Accessor, Action};
+use shared::store::access_log::Accessor;
 use shared::store::{
-    AccessLogWriter, CallTargets, Claim, DueEntry, EscalationStore, Narrow, SchedulerStore,
-    StoreError, StoreResult, StoredAlert,
+    CallTargets, Claim, DueEntry, EscalationStore, Narrow, SchedulerStore, StoreError, StoreResult,
 };
 
 /// Entries read, claimed and sent together: their clients and (up to four) questionnaires fit
@@ -58,8 +57,9 @@ pub struct SchedulerConfig {
     /// Time kept free at the end of an invocation: no chunk is started after it.
     pub deadline_margin: Duration,
     /// How long an alert's contact has to acknowledge it before the next one is messaged
-    /// (`ESCALATION_DELAY_MINUTES`).
-    pub escalation_delay: TimeDelta,
+    /// (`ESCALATION_DELAY_MINUTES`), and how often an urgent alert's round is repeated
+    /// (`URGENT_REPEAT_MINUTES`).
+    pub delays: Delays,
 }
 
 impl SchedulerConfig {
@@ -74,7 +74,7 @@ impl SchedulerConfig {
             lease: TimeDelta::seconds(60),
             max_entries: 50_000,
             deadline_margin: Duration::from_secs(20),
-            escalation_delay: TimeDelta::minutes(30),
+            delays: Delays::default(),
         }
     }
 
@@ -90,18 +90,7 @@ impl SchedulerConfig {
                 problem,
             })?;
         }
-        if let Some(minutes) = lookup("ESCALATION_DELAY_MINUTES").filter(|v| !v.trim().is_empty()) {
-            config.escalation_delay = minutes
-                .trim()
-                .parse::<i64>()
-                .ok()
-                .filter(|minutes| (1..=1440).contains(minutes))
-                .map(TimeDelta::minutes)
-                .ok_or(ConfigError {
-                    name: "ESCALATION_DELAY_MINUTES",
-                    problem: format!("{minutes:?} is not a number of minutes from 1 to 1440"),
-                })?;
-        }
+        config.delays = Delays::from_lookup(lookup)?;
         Ok(config)
     }
 
@@ -183,14 +172,6 @@ impl PassReport {
     }
 }
 
-/// What one alert's step did.
-#[derive(Default)]
-struct StepReport {
-    taken: bool,
-    sent: usize,
-    failed: usize,
-}
-
 /// What is to be done with one due entry of a chunk, decided from what was read.
 enum Plan {
     Call(Claim, DiallerMessage),
@@ -213,9 +194,7 @@ pub struct Scheduler {
     pub store: Arc<dyn SchedulerStore>,
     pub alerts: Arc<dyn EscalationStore>,
     pub dialler: Arc<dyn Dialler>,
-    pub sms: Arc<dyn SmsSender>,
-    /// Every SMS about an alert discloses a client's name: it is in the access log first.
-    pub access_log: Arc<dyn AccessLogWriter>,
+    pub escalator: Escalator,
     pub clock: Arc<dyn Clock>,
     pub config: SchedulerConfig,
 }
@@ -234,8 +213,10 @@ impl Scheduler {
             store: services.store(),
             alerts: services.store(),
             dialler,
-            sms,
-            access_log: services.access_log.clone(),
+            escalator: Escalator {
+                zone: config.time_zone.clone(),
+                ..Escalator::new(services, sms, config.delays, Accessor::Scheduler)
+            },
             clock: services.clock.clone(),
             config,
         }
@@ -339,10 +320,7 @@ impl Scheduler {
         Ok(report)
     }
 
-    /// Every open alert whose step is due takes it: the step is written first, conditional on
-    /// the alert's version (so a concurrent pass or an acknowledgement wins and this pass sends
-    /// nothing), and then its messages are sent. A message SNS refuses is written back as
-    /// failed, and that contact is tried again `FAILED_SEND_RETRY` later.
+    /// Every open alert whose step is due takes it (`Escalator::step`).
     async fn escalate(&self, now: Timestamp, report: &mut PassReport) -> Result<(), StoreError> {
         let due = self.alerts.due_alerts(now, MAX_ALERTS).await?;
         if due.is_empty() {
@@ -363,13 +341,14 @@ impl Scheduler {
                 let portal_contacts = contacts
                     .get(&stored.alert.portal_id)
                     .map_or(&[][..], Vec::as_slice);
-                self.step(stored, portal_contacts, now)
+                self.escalator.step(stored, portal_contacts, now)
             })
             .collect();
-        let results: Vec<Result<StepReport, StoreError>> = futures::stream::iter(steps)
-            .buffer_unordered(WRITES_IN_FLIGHT)
-            .collect()
-            .await;
+        let results: Vec<Result<shared::escalation::StepReport, StoreError>> =
+            futures::stream::iter(steps)
+                .buffer_unordered(WRITES_IN_FLIGHT)
+                .collect()
+                .await;
         for result in results {
             match result {
                 Ok(step) => {
@@ -384,100 +363,6 @@ impl Scheduler {
             }
         }
         Ok(())
-    }
-
-    async fn step(
-        &self,
-        stored: &StoredAlert,
-        contacts: &[ContactDetail],
-        now: Timestamp,
-    ) -> Result<StepReport, StoreError> {
-        let read = &stored.alert;
-        let step = next_step(
-            read,
-            contacts,
-            now,
-            &self.config.time_zone,
-            self.config.escalation_delay,
-        );
-        let mut next = read.clone();
-        next.escalation = step.escalation;
-        next.next_step_at = step.next_step_at;
-        let first = next.notifications.len();
-        next.notifications
-            .extend(step.notify.iter().map(|contact| Notification {
-                contact_detail_id: contact.id,
-                name: contact.name.clone().unwrap_or_default(),
-                round: step.round,
-                at: now,
-                delivery: Delivery::Sent,
-            }));
-        if !self.alerts.step_alert(stored.version, &next).await? {
-            tracing::debug!(
-                alert = read.id,
-                "another pass or an acknowledgement came first"
-            );
-            return Ok(StepReport::default());
-        }
-        let client_name = stored
-            .client_name
-            .clone()
-            .unwrap_or_else(|| format!("Client {}", read.client_id));
-        let message = read.message(&client_name);
-        let mut failed = 0;
-        let logged = step.notify.is_empty() || self.disclosed(read, now, first).await;
-        for (index, contact) in step.notify.iter().enumerate() {
-            let number = contact.contact_number.as_deref().unwrap_or_default();
-            let sent = if logged {
-                self.sms.send_sms(number, &message).await
-            } else {
-                Err("the access record was not written".into())
-            };
-            if let Err(error) = sent {
-                tracing::warn!(alert = read.id, contact = contact.id, %error, "alert SMS not sent");
-                next.notifications[first + index].delivery = Delivery::Failed;
-                failed += 1;
-            }
-        }
-        if failed > 0 {
-            let retry = now + FAILED_SEND_RETRY;
-            next.next_step_at = Some(next.next_step_at.map_or(retry, |at| at.min(retry)));
-            if next.escalation == EscalationState::AllNotified {
-                next.escalation = EscalationState::Notifying;
-            }
-            self.alerts.step_alert(stored.version + 1, &next).await?;
-        }
-        Ok(StepReport {
-            taken: true,
-            sent: step.notify.len() - failed,
-            failed,
-        })
-    }
-
-    /// Writes the access record of an alert's messages before they leave, as every route
-    /// writes its record before its answer does; `false` (and no message may leave) when it
-    /// could not be written. `step` (the index of the step's first notification) stands in for
-    /// a request's trace id in the record's id.
-    async fn disclosed(&self, alert: &Alert, now: Timestamp, step: usize) -> bool {
-        let records = Access {
-            portal_id: PortalId(alert.portal_id),
-            accessor: Accessor::Scheduler,
-            action: Action::NotifyContacts,
-            client_ids: vec![alert.client_id],
-            call_ids: Vec::new(),
-        }
-        .records(now, 200, &format!("alert-{}-{step}", alert.id));
-        match self.access_log.append(&records).await {
-            Ok(()) => true,
-            Err(error) => {
-                tracing::error!(
-                    alert = alert.id,
-                    error = %error_chain(&error),
-                    "access record not written; no SMS sent"
-                );
-                false
-            }
-        }
     }
 
     async fn run_chunk(
@@ -732,23 +617,5 @@ mod tests {
         assert_eq!(config.calling_hours.end, NaiveTime::from_hms_opt(20, 30, 0));
         let error = SchedulerConfig::from_lookup(zone, only("CALLING_HOURS", "8-20")).unwrap_err();
         assert_eq!(error.name, "CALLING_HOURS");
-    }
-
-    #[test]
-    fn the_escalation_delay_comes_from_the_environment_within_a_day() {
-        let zone = shared::zone::Zone::stockholm();
-        let default = SchedulerConfig::from_lookup(zone.clone(), |_| None).unwrap();
-        assert_eq!(default.escalation_delay, TimeDelta::minutes(30));
-        let set =
-            SchedulerConfig::from_lookup(zone.clone(), only("ESCALATION_DELAY_MINUTES", "45"))
-                .unwrap();
-        assert_eq!(set.escalation_delay, TimeDelta::minutes(45));
-        for wrong in ["0", "1441", "half an hour", "-5"] {
-            let error = SchedulerConfig::from_lookup(zone.clone(), move |name: &str| {
-                (name == "ESCALATION_DELAY_MINUTES").then(|| wrong.to_string())
-            })
-            .unwrap_err();
-            assert_eq!(error.name, "ESCALATION_DELAY_MINUTES");
-        }
     }
 }

@@ -1,5 +1,6 @@
 //! The alerts routes: a portal's alerts (questionnaire entries that ended without reaching their
-//! client), one alert with its attempts and whom the service notified, and acknowledging one.
+//! client, calls whose triage found an emergency or a concern), one alert with its attempts or
+//! the caller's words and whom the service notified, and acknowledging one with its outcome.
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -9,12 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use shared::audit::AccessNote;
 use shared::auth::Caller;
-use shared::domain::{Alert, AlertStatus};
+use shared::domain::{AckOutcome, Alert, AlertReason, AlertStatus};
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
-use shared::store::StoredAlert;
 use shared::store::access_log::Action;
 use shared::store::optimistic::{ROUNDS, Rounds};
+use shared::store::{AlertFilter, StoredAlert};
 use shared::validate::{self, Validator, required};
 
 use crate::QuestionnairesState;
@@ -43,12 +44,35 @@ impl From<StoredAlert> for AlertView {
     }
 }
 
+impl AlertView {
+    /// The alert as a list shows it: without the caller's words, which only the alert's own
+    /// page (one access-logged read of its call) shows.
+    fn listed(stored: StoredAlert) -> Self {
+        let mut view = Self::from(stored);
+        view.alert.words = None;
+        view
+    }
+}
+
+/// The wire name of a reason, as the query and the `Link` header carry it.
+fn reason_name(reason: AlertReason) -> &'static str {
+    match reason {
+        AlertReason::Exhausted => "exhausted",
+        AlertReason::InvalidNumber => "invalid_number",
+        AlertReason::Urgent => "urgent",
+        AlertReason::Concern => "concern",
+    }
+}
+
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub(crate) struct AlertQuery {
     /// `open` or `acknowledged`; without it, both.
     #[param(value_type = Option<AlertStatus>)]
     status: Option<String>,
+    /// `urgent`, `concern`, `exhausted` or `invalid_number`; without it, every reason.
+    #[param(value_type = Option<AlertReason>)]
+    reason: Option<String>,
     /// Page size, 1 to 1000; without it the whole list is returned.
     #[param(value_type = Option<u32>, minimum = 1, maximum = 1000)]
     limit: Option<String>,
@@ -59,7 +83,7 @@ pub(crate) struct AlertQuery {
 }
 
 struct AlertPageRequest {
-    status: Option<AlertStatus>,
+    filter: AlertFilter,
     limit: Option<usize>,
     after: Option<i32>,
 }
@@ -76,6 +100,20 @@ fn page_request(query: AlertQuery) -> Result<AlertPageRequest, ApiError> {
             },
         )
     });
+    let reason = query.reason.and_then(|reason| {
+        validator.check(
+            "reason",
+            [
+                AlertReason::Urgent,
+                AlertReason::Concern,
+                AlertReason::Exhausted,
+                AlertReason::InvalidNumber,
+            ]
+            .into_iter()
+            .find(|known| reason_name(*known) == reason)
+            .ok_or_else(|| "must be urgent, concern, exhausted or invalid_number".to_string()),
+        )
+    });
     let limit = query
         .limit
         .and_then(|limit| validator.check("limit", validate::page_limit(&limit, MAX_PAGE)));
@@ -84,7 +122,7 @@ fn page_request(query: AlertQuery) -> Result<AlertPageRequest, ApiError> {
         .and_then(|cursor| validator.check("cursor", validate::id_cursor(&cursor, "an alert")));
     validator.finish()?;
     Ok(AlertPageRequest {
-        status,
+        filter: AlertFilter { status, reason },
         limit,
         after,
     })
@@ -93,7 +131,8 @@ fn page_request(query: AlertQuery) -> Result<AlertPageRequest, ApiError> {
 /// List the portal's alerts
 ///
 /// The caller's portal's alerts by id (the oldest first: an open alert waits longest at the
-/// top), optionally only `open` or `acknowledged` ones. With `?limit=N` one page, and a
+/// top), optionally only `open` or `acknowledged` ones, or only those of one reason
+/// (`?reason=urgent`). A list never shows the caller's words of a call's alert. With `?limit=N` one page, and a
 /// `Link: <...>; rel="next"` header while more follow.
 #[utoipa::path(
     get, path = "/alerts", tag = "alerts",
@@ -118,7 +157,7 @@ pub(crate) async fn list_alerts(
         .alerts
         .alerts(
             caller.portal_id,
-            request.status,
+            request.filter,
             request.after,
             request.limit,
         )
@@ -129,17 +168,23 @@ pub(crate) async fn list_alerts(
         page.alerts.iter().map(|stored| stored.alert.client_id),
         [],
     );
-    let alerts: Vec<AlertView> = page.alerts.into_iter().map(AlertView::from).collect();
+    let alerts: Vec<AlertView> = page.alerts.into_iter().map(AlertView::listed).collect();
     let mut response = JsonResponse::ok(alerts).into_response();
     if let (Some(after), Some(limit)) = (page.next, request.limit) {
         let status = request
+            .filter
             .status
             .map(|status| match status {
                 AlertStatus::Open => "&status=open",
                 AlertStatus::Acknowledged => "&status=acknowledged",
             })
             .unwrap_or_default();
-        let link = format!("</alerts?limit={limit}&cursor={after}{status}>; rel=\"next\"");
+        let reason = request
+            .filter
+            .reason
+            .map(|reason| format!("&reason={}", reason_name(reason)))
+            .unwrap_or_default();
+        let link = format!("</alerts?limit={limit}&cursor={after}{status}{reason}>; rel=\"next\"");
         let value = HeaderValue::from_str(&link).map_err(ApiError::internal)?;
         response.headers_mut().insert(header::LINK, value);
     }
@@ -148,11 +193,12 @@ pub(crate) async fn list_alerts(
 
 /// One alert
 ///
-/// The alert with its client, every attempt with its outcome, where the escalation stands and
-/// whom the service notified and when. Another portal's alert is 404, as a missing one.
+/// The alert with its client, every attempt with its outcome (an entry's alert) or the call, its
+/// category and the caller's words that raised it (a call's alert), where the escalation stands
+/// and whom the service notified and when. Another portal's alert is 404, as a missing one.
 #[utoipa::path(
     get, path = "/alerts/{id}", tag = "alerts",
-    params(("id" = i32, Path, minimum = 1, description = "The alert (the id of the questionnaire entry that raised it).")),
+    params(("id" = i32, Path, minimum = 1, description = "The alert.")),
     responses(
         (status = 200, description = "The alert.", body = AlertView),
         (status = 404, description = "No such alert in the caller's portal.", body = Problem),
@@ -170,15 +216,21 @@ pub(crate) async fn get_alert(
         .alert(caller.portal_id, id)
         .await?
         .ok_or(ApiError::NotFound("alert"))?;
-    access.by_caller(&caller, Action::ReadAlert, [stored.alert.client_id], []);
+    access.by_caller(
+        &caller,
+        Action::ReadAlert,
+        [stored.alert.client_id],
+        stored.alert.phone_call_id,
+    );
     Ok(JsonResponse::ok(stored.into()))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(example = json!({"note": "Called her daughter; Greta is fine, her phone was off."}))]
+#[schema(example = json!({"note": "Called her daughter; Greta is fine, her phone was off.", "outcome": "already_handled"}))]
 pub(crate) struct AcknowledgeBody {
-    /// What was done about the alert: kept with it, as care records ask.
+    /// What was done about the alert: kept with it, as care records ask. For a `false_alarm`,
+    /// why it was one.
     #[schema(
         required = true,
         nullable = false,
@@ -187,19 +239,34 @@ pub(crate) struct AcknowledgeBody {
         format = "prose"
     )]
     note: Option<String>,
+    /// What was found: `helped`, `already_handled` or `false_alarm`. Required for an `urgent`
+    /// alert, optional for the others.
+    #[schema(value_type = Option<AckOutcome>)]
+    outcome: Option<String>,
+}
+
+/// The acknowledgement's outcome as sent, if it is one of the three.
+fn outcome(text: &str) -> Result<AckOutcome, String> {
+    match text {
+        "helped" => Ok(AckOutcome::Helped),
+        "already_handled" => Ok(AckOutcome::AlreadyHandled),
+        "false_alarm" => Ok(AckOutcome::FalseAlarm),
+        _ => Err("must be helped, already_handled or false_alarm".into()),
+    }
 }
 
 /// Acknowledge an alert
 ///
-/// Stops the escalation: no more contacts are messaged. Records who acknowledged it, when, and
-/// the note. Once only: a second acknowledgement is 409.
+/// Stops the escalation: no more contacts are messaged. Records who acknowledged it, when, the
+/// note and the outcome (required for an `urgent` alert). Once only: a second acknowledgement
+/// is 409.
 #[utoipa::path(
     post, path = "/alerts/{id}/acknowledge", tag = "alerts",
     params(("id" = i32, Path, minimum = 1, description = "The alert.")),
     request_body = AcknowledgeBody,
     responses(
         (status = 200, description = "The acknowledged alert.", body = AlertView),
-        (status = 400, description = "The note is missing, blank, too long or holds control characters.", body = Problem),
+        (status = 400, description = "The note is missing, blank, too long or holds control characters, or the outcome is unknown, or missing for an urgent alert.", body = Problem),
         (status = 404, description = "No such alert in the caller's portal.", body = Problem),
         (status = 409, description = "The alert was acknowledged already.", body = Problem),
     ),
@@ -219,6 +286,9 @@ pub(crate) async fn acknowledge_alert(
             validate::prose(&note, MAX_NOTE)?.ok_or_else(|| "must not be blank".to_string())
         }),
     );
+    let outcome = body
+        .outcome
+        .and_then(|text| validator.check("outcome", outcome(&text)));
     validator.finish()?;
     let now = state.authenticator.clock.now();
     // A step the scheduler writes meanwhile changes the version: read again and decide again.
@@ -235,9 +305,21 @@ pub(crate) async fn acknowledge_alert(
                 "Alert {id} was acknowledged already."
             )));
         }
-        let acknowledged = stored
-            .alert
-            .acknowledged(caller.account_id.get(), note.clone(), now);
+        if stored.alert.reason == AlertReason::Urgent && outcome.is_none() {
+            let mut validator = Validator::new();
+            validator.check::<()>(
+                "outcome",
+                Err(
+                    "is required for an urgent alert: helped, already_handled or false_alarm"
+                        .into(),
+                ),
+            );
+            validator.finish()?;
+        }
+        let acknowledged =
+            stored
+                .alert
+                .acknowledged(caller.account_id.get(), note.clone(), outcome, now);
         if state
             .alerts
             .replace_alert(stored.version, &acknowledged)

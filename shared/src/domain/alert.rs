@@ -1,5 +1,6 @@
-//! Alerts: a questionnaire entry that ended without reaching its client, and the escalation to
-//! the portal's final-outpost contacts that follows until staff acknowledge it.
+//! Alerts: a questionnaire entry that ended without reaching its client, or a call whose triage
+//! found an emergency or a concern, and the escalation to the portal's contacts that follows
+//! until staff acknowledge it.
 
 use std::collections::HashSet;
 
@@ -8,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::contact_window;
+use crate::domain::urgent::{self, AckOutcome, AlertCategory};
 use crate::domain::{AttemptOutcome, EntryEnd};
 use crate::records::{ContactDetail, QuestionnaireClientEntry, Timestamp};
 use crate::zone::Zone;
@@ -32,7 +34,8 @@ pub enum AlertStatus {
     Acknowledged,
 }
 
-/// Why the entry ended. A refusal is the client's answer and raises no alert.
+/// Why the alert was raised: a questionnaire entry's end (a refusal is the client's answer
+/// and raises none), or what the triage of a call found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AlertReason {
@@ -40,6 +43,12 @@ pub enum AlertReason {
     Exhausted,
     /// The dialler reported that the number does not exist.
     InvalidNumber,
+    /// A call in which the client (or someone with them) described an emergency: every
+    /// reachable contact is messaged at once, at any hour, and again until acknowledged.
+    Urgent,
+    /// A call that staff should see (pain, not eating, medication...): escalated as an
+    /// entry's alert is, in turn and inside contact windows.
+    Concern,
 }
 
 impl AlertReason {
@@ -99,16 +108,36 @@ pub struct Notification {
     pub delivery: Delivery,
 }
 
-/// An alert as stored and as staff read it; its id is the id of the entry that ended.
+/// An alert as stored and as staff read it. Alert ids and questionnaire entry ids are drawn
+/// from one sequence: an entry's alert takes its entry's id, a call's alert a number of its
+/// own, so no two alerts share an id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Alert {
-    /// The `questionnaireClientId` of the entry that ended: one alert per entry.
     pub id: i32,
     pub portal_id: i32,
+    /// 0 for a call from a number that is no client's.
     pub client_id: i32,
-    pub questionnaire_id: i32,
+    /// The questionnaire of the entry that ended; `null` for a call's alert.
+    pub questionnaire_id: Option<i32>,
+    /// The entry that ended (`questionnaireClientId`): one alert per entry; `null` for a
+    /// call's alert.
+    #[serde(default)]
+    pub questionnaire_client_id: Option<i32>,
+    /// The call whose triage raised it: one alert per call; `null` for an entry's alert.
+    #[serde(default)]
+    pub phone_call_id: Option<i32>,
+    /// The number the call was with, for the SMS of an urgent alert.
+    #[serde(default)]
+    pub client_number: Option<String>,
     pub reason: AlertReason,
+    /// What the triage found (`urgent` and `concern` alerts only).
+    #[serde(default)]
+    pub category: Option<AlertCategory>,
+    /// The caller's words that raised it (`urgent` and `concern` alerts only): shown in
+    /// `GET /alerts/{id}`, never in a list or an SMS.
+    #[serde(default)]
+    pub words: Option<String>,
     pub status: AlertStatus,
     /// When the entry ended: the start of the attempt whose report ended it, or the pass that
     /// stopped waiting for a report of the last attempt.
@@ -123,6 +152,9 @@ pub struct Alert {
     /// The account that acknowledged it.
     pub acknowledged_by: Option<i32>,
     pub note: Option<String>,
+    /// What the acknowledging staff member found (required for an `urgent` alert).
+    #[serde(default)]
+    pub outcome: Option<AckOutcome>,
 }
 
 impl Alert {
@@ -138,8 +170,13 @@ impl Alert {
             id: entry.id,
             portal_id,
             client_id: entry.client_id,
-            questionnaire_id: entry.questionnaire_id,
+            questionnaire_id: Some(entry.questionnaire_id),
+            questionnaire_client_id: Some(entry.id),
+            phone_call_id: None,
+            client_number: None,
             reason,
+            category: None,
+            words: None,
             status: AlertStatus::Open,
             created_at: at,
             attempts,
@@ -149,6 +186,7 @@ impl Alert {
             acknowledged_at: None,
             acknowledged_by: None,
             note: None,
+            outcome: None,
         }
     }
 
@@ -157,8 +195,14 @@ impl Alert {
         self.status == AlertStatus::Open && self.next_step_at.is_some_and(|at| at <= now)
     }
 
-    /// The alert acknowledged by `account` with `note`: escalation stops.
-    pub fn acknowledged(&self, account: i32, note: Option<String>, at: Timestamp) -> Self {
+    /// The alert acknowledged by `account` with `note` and `outcome`: escalation stops.
+    pub fn acknowledged(
+        &self,
+        account: i32,
+        note: Option<String>,
+        outcome: Option<AckOutcome>,
+        at: Timestamp,
+    ) -> Self {
         Self {
             status: AlertStatus::Acknowledged,
             escalation: EscalationState::Stopped,
@@ -166,6 +210,7 @@ impl Alert {
             acknowledged_at: Some(at),
             acknowledged_by: Some(account),
             note,
+            outcome,
             ..self.clone()
         }
     }
@@ -178,10 +223,13 @@ impl Alert {
             .collect()
     }
 
-    /// The SMS a contact gets: the client's name and what happened, never an answer or a
-    /// transcript.
+    /// The SMS a contact gets: the client's name and what happened, never an answer, a
+    /// transcript or the caller's words.
     pub fn message(&self, client_name: &str) -> String {
         let what = match self.reason {
+            AlertReason::Urgent | AlertReason::Concern => {
+                return urgent::message(self, client_name);
+            }
             AlertReason::Exhausted => format!(
                 "did not answer any of {} questionnaire calls",
                 self.attempts
@@ -199,6 +247,24 @@ impl Alert {
             "{client_name} {what}. Please check on them and acknowledge alert {} in the portal.",
             self.id
         )
+    }
+}
+
+/// How long escalation waits between steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delays {
+    /// Between two contacts' turns (`EscalationDelayMinutes`).
+    pub step: TimeDelta,
+    /// Between two rounds of an unacknowledged urgent alert (`UrgentRepeatMinutes`).
+    pub urgent_repeat: TimeDelta,
+}
+
+impl Default for Delays {
+    fn default() -> Self {
+        Self {
+            step: TimeDelta::minutes(30),
+            urgent_repeat: TimeDelta::minutes(5),
+        }
     }
 }
 
@@ -225,8 +291,12 @@ pub fn next_step(
     contacts: &[ContactDetail],
     now: Timestamp,
     zone: &Zone,
-    delay: TimeDelta,
+    delays: Delays,
 ) -> Step {
+    if alert.reason == AlertReason::Urgent {
+        return urgent::next_step(alert, contacts, now, zone, delays.urgent_repeat);
+    }
+    let delay = delays.step;
     let mut candidates: Vec<ContactDetail> = contacts
         .iter()
         .filter(|c| c.is_active && c.contact_when_final_outpost && c.portal_id == alert.portal_id)
@@ -293,7 +363,7 @@ pub fn next_step(
 /// The first scan step after `now` at which one of `contacts` is inside their window; within
 /// a day and a step, since windows repeat daily. `None` when no window ever opens (a stored
 /// window that no longer parses counts as closed).
-fn first_window_opening(
+pub(crate) fn first_window_opening(
     contacts: &[&ContactDetail],
     now: Timestamp,
     zone: &Zone,
@@ -309,15 +379,15 @@ fn first_window_opening(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::domain::CallOutcome;
 
-    fn at(text: &str) -> Timestamp {
+    pub(crate) fn at(text: &str) -> Timestamp {
         text.parse().unwrap()
     }
 
-    fn contact(id: i32, priority: i32, window: Option<(&str, &str)>) -> ContactDetail {
+    pub(crate) fn contact(id: i32, priority: i32, window: Option<(&str, &str)>) -> ContactDetail {
         ContactDetail {
             id,
             portal_id: 1,
@@ -333,13 +403,18 @@ mod tests {
         }
     }
 
-    fn alert() -> Alert {
+    pub(crate) fn alert() -> Alert {
         Alert {
             id: 7,
             portal_id: 1,
             client_id: 3,
-            questionnaire_id: 2,
+            questionnaire_id: Some(2),
+            questionnaire_client_id: Some(7),
+            phone_call_id: None,
+            client_number: None,
             reason: AlertReason::Exhausted,
+            category: None,
+            words: None,
             status: AlertStatus::Open,
             created_at: at("2026-11-23T09:00:00Z"),
             attempts: vec![AttemptOutcome {
@@ -354,10 +429,11 @@ mod tests {
             acknowledged_at: None,
             acknowledged_by: None,
             note: None,
+            outcome: None,
         }
     }
 
-    fn sent(alert: &mut Alert, step: &Step, now: Timestamp) {
+    pub(crate) fn sent(alert: &mut Alert, step: &Step, now: Timestamp) {
         for c in &step.notify {
             alert.notifications.push(Notification {
                 contact_detail_id: c.id,
@@ -371,7 +447,10 @@ mod tests {
         alert.next_step_at = step.next_step_at;
     }
 
-    const DELAY: TimeDelta = TimeDelta::minutes(30);
+    const DELAY: Delays = Delays {
+        step: TimeDelta::minutes(30),
+        urgent_repeat: TimeDelta::minutes(5),
+    };
 
     #[test]
     fn contacts_are_messaged_in_turn_by_priority_then_all_at_once_then_never_again() {
@@ -387,10 +466,10 @@ mod tests {
         for _ in 0..3 {
             let step = next_step(&alert, &contacts, now, &zone, DELAY);
             assert_eq!(step.round, Round::InTurn);
-            assert_eq!(step.next_step_at, Some(now + DELAY));
+            assert_eq!(step.next_step_at, Some(now + DELAY.step));
             order.push(step.notify[0].id);
             sent(&mut alert, &step, now);
-            now += DELAY;
+            now += DELAY.step;
         }
         assert_eq!(order, [9, 4, 5]);
         let step = next_step(&alert, &contacts, now, &zone, DELAY);
@@ -424,7 +503,7 @@ mod tests {
         let step = next_step(&alert, &contacts, now, &zone, DELAY);
         assert_eq!(step.notify[0].id, 2);
         sent(&mut alert, &step, now);
-        let later = now + DELAY;
+        let later = now + DELAY.step;
         let step = next_step(&alert, &contacts, later, &zone, DELAY);
         assert!(step.notify.is_empty());
         assert_eq!(step.escalation, EscalationState::WaitingForWindow);

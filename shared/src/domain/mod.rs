@@ -1,5 +1,6 @@
 //! Domain rules both stores and the handlers share: call statistics, retry schedules and call
-//! outcomes and the alerts they raise, question positions and the order of a call thread.
+//! outcomes and the alerts they raise, the triage of a call's words and the alert it raises,
+//! question positions and the order of a call thread.
 
 mod alert;
 mod budget;
@@ -8,9 +9,10 @@ mod outcome;
 mod questions;
 mod schedule;
 mod thread;
+mod urgent;
 
 pub use alert::{
-    Alert, AlertReason, AlertStatus, Delivery, EscalationState, FAILED_SEND_RETRY,
+    Alert, AlertReason, AlertStatus, Delays, Delivery, EscalationState, FAILED_SEND_RETRY,
     NO_CONTACT_RECHECK, Notification, REPORT_WAIT, Round, Step, next_step,
 };
 pub use budget::{SourcedBudget, SourcedEvent};
@@ -21,3 +23,4 @@ pub use outcome::{
 pub use questions::{MAX_QUESTIONS, question_refusal};
 pub use schedule::{Schedule, entry_is_open};
 pub use thread::order_thread;
+pub use urgent::{AckOutcome, AlertCategory, CallFinding, CallOrigin, MAX_WORDS, triage_call};

@@ -22,13 +22,14 @@ pub mod schema;
 pub mod seed;
 
 pub use access_log::{AccessLogReader, AccessLogWriter};
-pub use alerts::{AlertPage, AlertStore, EscalationStore, StoredAlert};
+pub use alerts::{AlertFilter, AlertPage, AlertStore, EscalationStore, StoredAlert};
 pub use auth::{AuthStore, OtpRequest, SendLog, Session, SessionReader, StaffAccount};
 pub use clients::{ClientChanges, ClientField, ClientPage, ClientPageRequest, ClientStore};
 pub use contact_details::{ContactDetailChanges, ContactDetailStore};
 pub use ingest::{
-    Analysis, Conversation, DeliveryState, EntryCompletion, EntryRef, GivenAnswer, HeldAnalysis,
-    IngestStore, NewCall, NewRequest, NumberedCall, OutcomeReport, RecordedAnalysis,
+    AlertWrite, Analysis, CallAlert, Conversation, DeliveryState, EntryCompletion, EntryRef,
+    GivenAnswer, HeldAnalysis, IngestStore, NewCall, NewRequest, NumberedCall, OutcomeReport,
+    RecordedAnalysis,
 };
 pub use organisations::{FixLookup, FixTarget, OrganisationStore};
 pub use phone_calls::PhoneCallReader;

@@ -491,7 +491,7 @@ impl<'r> Analyser<'r> {
             } else if c.first_person {
                 frame = 0;
             } else {
-                frame_age += 1;
+                frame_age = frame_age.saturating_add(1);
                 if frame_age > FRAME_SENTENCES {
                     frame = 0;
                 }

@@ -39,6 +39,8 @@ pub enum Accessor {
     VoicePlatform,
     /// The questionnaire scheduler, messaging an alert's final-outpost contacts.
     Scheduler,
+    /// The triage of a call as it is ingested, messaging the contacts of the alert it opened.
+    Triage,
 }
 
 impl Accessor {

@@ -7,6 +7,7 @@ use aws_sdk_dynamodb::types::TransactWriteItem;
 use crate::domain::{Alert, AlertStatus};
 use crate::ids::PortalId;
 use crate::records::{Client, ContactDetail, Timestamp};
+use crate::store::alerts::AlertFilter;
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{Item, data_keys, encode, from_item, key, n, s, version_of};
 use crate::store::dynamo::{DynamoStore, keys};
@@ -41,6 +42,26 @@ impl DynamoStore {
     /// per entry.
     pub(crate) fn alert_raise(&self, alert: &Alert) -> StoreResult<TransactWriteItem> {
         self.data_put(alert_item(alert, 1)?, Some("attribute_not_exists(pk)"))
+    }
+
+    /// The put that replaces `alert` inside a transaction, if it is still at `version`.
+    pub(crate) fn alert_put_at(
+        &self,
+        version: u64,
+        alert: &Alert,
+    ) -> StoreResult<TransactWriteItem> {
+        let mut expression = crate::store::dynamo::expression::Expression::default();
+        expression.value(":v", n(version));
+        let (names, values) = expression.into_parts();
+        aws_sdk_dynamodb::types::Put::builder()
+            .table_name(&self.tables.data)
+            .set_item(Some(alert_item(alert, version + 1)?))
+            .condition_expression("version = :v")
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .build()
+            .map(crate::store::dynamo::operations::txn_put)
+            .map_err(crate::store::dynamo::errors::build_error)
     }
 
     async fn put_alert_at(&self, version: u64, alert: &Alert) -> StoreResult<bool> {
@@ -91,7 +112,7 @@ impl AlertStore for DynamoStore {
     async fn alerts(
         &self,
         portal_id: PortalId,
-        status: Option<AlertStatus>,
+        filter: AlertFilter,
         after: Option<i32>,
         limit: Option<usize>,
     ) -> StoreResult<AlertPage> {
@@ -103,13 +124,23 @@ impl AlertStore for DynamoStore {
             .key_condition_expression("pk = :pk AND sk BETWEEN :from AND :to")
             .expression_attribute_values(":pk", s(keys::portal(portal_id.get())))
             .expression_attribute_values(":from", s(from))
-            .expression_attribute_values(":to", s("ALERT#~"))
+            .expression_attribute_values(":to", s(keys::ALERTS_END))
             .consistent_read(true);
-        if let Some(status) = status {
+        let mut conditions = Vec::new();
+        if let Some(status) = filter.status {
+            conditions.push("#status = :status");
             query = query
-                .filter_expression("#status = :status")
                 .expression_attribute_names("#status", "status")
                 .expression_attribute_values(":status", encode(&status)?);
+        }
+        if let Some(reason) = filter.reason {
+            conditions.push("#reason = :reason");
+            query = query
+                .expression_attribute_names("#reason", "reason")
+                .expression_attribute_values(":reason", encode(&reason)?);
+        }
+        if !conditions.is_empty() {
+            query = query.filter_expression(conditions.join(" AND "));
         }
         let mut pages = query.into_paginator().send();
         let mut found = Vec::new();
@@ -191,6 +222,14 @@ impl EscalationStore for DynamoStore {
         }
         alerts.sort_by_key(|(alert, _)| (alert.next_step_at, alert.id));
         self.with_client_names(alerts).await
+    }
+
+    async fn alert_to_step(
+        &self,
+        portal_id: PortalId,
+        id: i32,
+    ) -> StoreResult<Option<StoredAlert>> {
+        AlertStore::alert(self, portal_id, id).await
     }
 
     async fn escalation_contacts(&self, portal_id: PortalId) -> StoreResult<Vec<ContactDetail>> {

@@ -2,9 +2,10 @@
 
 use async_trait::async_trait;
 
-use crate::domain::{Alert, AlertStatus};
+use crate::domain::Alert;
 use crate::ids::PortalId;
 use crate::records::{ContactDetail, Timestamp};
+use crate::store::alerts::AlertFilter;
 use crate::store::memory::{MemoryStore, State};
 use crate::store::{AlertPage, AlertStore, EscalationStore, StoreResult, StoredAlert};
 
@@ -36,7 +37,7 @@ impl AlertStore for MemoryStore {
     async fn alerts(
         &self,
         portal_id: PortalId,
-        status: Option<AlertStatus>,
+        filter: AlertFilter,
         after: Option<i32>,
         limit: Option<usize>,
     ) -> StoreResult<AlertPage> {
@@ -46,7 +47,7 @@ impl AlertStore for MemoryStore {
             .range(after.map_or(i32::MIN, |after| after.saturating_add(1))..)
             .map(|(_, (alert, version))| (alert, *version))
             .filter(|(alert, _)| alert.portal_id == portal_id.get())
-            .filter(|(alert, _)| status.is_none_or(|status| alert.status == status))
+            .filter(|(alert, _)| filter.admits(alert))
             .take(limit.map_or(usize::MAX, |limit| limit + 1))
             .map(|(alert, version)| stored(&state, alert, version))
             .collect();
@@ -87,6 +88,14 @@ impl EscalationStore for MemoryStore {
         due.sort_by_key(|stored| (stored.alert.next_step_at, stored.alert.id));
         due.truncate(limit);
         Ok(due)
+    }
+
+    async fn alert_to_step(
+        &self,
+        portal_id: PortalId,
+        id: i32,
+    ) -> StoreResult<Option<StoredAlert>> {
+        AlertStore::alert(self, portal_id, id).await
     }
 
     async fn escalation_contacts(&self, portal_id: PortalId) -> StoreResult<Vec<ContactDetail>> {

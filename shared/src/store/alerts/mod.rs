@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use crate::domain::{Alert, AlertStatus};
+use crate::domain::{Alert, AlertReason, AlertStatus};
 use crate::ids::PortalId;
 use crate::records::{ContactDetail, Timestamp};
 use crate::store::StoreResult;
@@ -27,15 +27,29 @@ pub struct AlertPage {
     pub next: Option<i32>,
 }
 
+/// Which of a portal's alerts a list holds: without a field, any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AlertFilter {
+    pub status: Option<AlertStatus>,
+    pub reason: Option<AlertReason>,
+}
+
+impl AlertFilter {
+    pub fn admits(&self, alert: &Alert) -> bool {
+        self.status.is_none_or(|status| alert.status == status)
+            && self.reason.is_none_or(|reason| alert.reason == reason)
+    }
+}
+
 /// Staff's reads and the acknowledgement, always within one portal.
 #[async_trait]
 pub trait AlertStore: Send + Sync + 'static {
-    /// The portal's alerts (with `status` when given) whose id is above `after`, by id, at most
+    /// The portal's alerts that `filter` admits whose id is above `after`, by id, at most
     /// `limit` of them (all without).
     async fn alerts(
         &self,
         portal_id: PortalId,
-        status: Option<AlertStatus>,
+        filter: AlertFilter,
         after: Option<i32>,
         limit: Option<usize>,
     ) -> StoreResult<AlertPage>;
@@ -49,6 +63,9 @@ pub trait AlertStore: Send + Sync + 'static {
 pub trait EscalationStore: Send + Sync + 'static {
     /// Open alerts whose next step is at or before `now`, oldest step first, at most `limit`.
     async fn due_alerts(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<StoredAlert>>;
+    /// One alert of the portal, to take its next step at once (a call's alert as it opens).
+    async fn alert_to_step(&self, portal_id: PortalId, id: i32)
+    -> StoreResult<Option<StoredAlert>>;
     /// Every contact detail of the portal, in any order.
     async fn escalation_contacts(&self, portal_id: PortalId) -> StoreResult<Vec<ContactDetail>>;
     /// Writes the alert's next step if it is still at `version` (not acknowledged, and not

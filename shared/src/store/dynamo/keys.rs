@@ -114,10 +114,13 @@ pub fn otp(phone: &str, request_id: &str) -> String {
 pub fn otp_sends(phone: &str) -> String {
     format!("OTPSENDS#{phone}")
 }
-/// A portal's alert, by the id of the entry that raised it.
+/// A portal's alert, by its id.
 pub fn alert(id: i32) -> String {
     format!("ALERT#{}", padded(id))
 }
+/// Above every padded alert id, so `ALERT#{id}`..`ALERTS_END` is the portal's alerts.
+pub const ALERTS_END: &str = "ALERT#~";
 /// The `gsi1` partition of open alerts waiting for their next escalation step; alerts are few
-/// (one per entry that reached nobody), so one partition holds them.
+/// (one per entry that reached nobody, one per call that needs staff), so one partition holds
+/// them.
 pub const ESCALATION: &str = "ESCALATION";

@@ -1,6 +1,6 @@
 //! Call ingestion: receipts, conversations, held analyses and recorded calls.
 
-use crate::ids::{CallId, EntryId, PortalId, QuestionnaireId};
+use crate::ids::{EntryId, PortalId, QuestionnaireId};
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::{Delete, Put, TransactWriteItem};
 use serde::{Deserialize, Serialize};
@@ -16,14 +16,15 @@ use crate::store::dynamo::items::{
 };
 use crate::store::dynamo::operations::{txn_delete, txn_put};
 use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::ingest::{AlertWrite, CallAlert};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::questionnaires::dynamo::{
     ENDED, OUTCOMES, due_entry_from_item, entry_as_read, entry_item, open_entry_key, with_history,
 };
 use crate::store::seed::dynamo::{answer_item, call_items, request_item};
 use crate::store::{
-    DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, OutcomeReport, RecordedAnalysis,
-    StoreError, StoreResult,
+    Conversation, DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, OutcomeReport,
+    RecordedAnalysis, StoreError, StoreResult,
 };
 
 /// The receipt of a processed delivery: which conversation it was for.
@@ -231,7 +232,7 @@ impl IngestStore for DynamoStore {
             .await
     }
 
-    async fn record_call(&self, new: &NewCall) -> StoreResult<CallId> {
+    async fn record_call(&self, new: &NewCall) -> StoreResult<Conversation> {
         let uuid =
             new.call.conversation_uuid.as_deref().ok_or_else(|| {
                 StoreError::Corrupt("a call to record has no conversation".into())
@@ -243,13 +244,15 @@ impl IngestStore for DynamoStore {
                 self.reserve_ids(kind, count).await
             }
         };
-        let (call_id, first_line, first_request) = futures::future::try_join3(
+        let (call_id, first_line, first_request, alert_id) = futures::future::try_join4(
             reserve(counters::PHONE_CALL, 1),
             reserve(counters::TRANSCRIPT_LINE, new.lines.len()),
             reserve(counters::CLIENT_REQUEST, new.requests.len()),
+            reserve(counters::ALERT, usize::from(new.alert.is_some())),
         )
         .await?;
         let numbered = new.numbered(call_id, first_line, first_request)?;
+        let alert_id = new.alert.as_ref().map(|_| alert_id);
         let call = &numbered.call;
         let (mut ahead, record) = call_items(call, &numbered.lines)?;
         for request in &numbered.requests {
@@ -257,8 +260,9 @@ impl IngestStore for DynamoStore {
         }
 
         let portal_pk = keys::portal(new.portal_id);
+        let recorded = new.conversation(call_id, alert_id);
         let conversation = to_item(
-            &new.conversation(call_id),
+            &recorded,
             data_keys(portal_pk, keys::conversation(uuid), None),
         )?;
         let mut last = vec![
@@ -267,6 +271,13 @@ impl IngestStore for DynamoStore {
             self.receipt_put(new.portal_id, &new.event_id, uuid)?,
             self.held_as_read(new.portal_id, uuid, new.held_event_id.as_deref())?,
         ];
+        if let (Some(alert), Some(id)) = (&new.alert, alert_id) {
+            last.push(self.alert_raise(&Alert {
+                id,
+                phone_call_id: Some(call_id),
+                ..alert.clone()
+            })?);
+        }
         if let Some(counted) = CountedCall::of(call) {
             let mut expression = Expression::default();
             expression
@@ -329,7 +340,7 @@ impl IngestStore for DynamoStore {
             last.push(self.data_put(item, None)?);
         }
         match self.transact(last).await {
-            Ok(()) => Ok(CallId(call_id)),
+            Ok(()) => Ok(recorded),
             Err(error) => {
                 self.remove_unreachable(written).await;
                 Err(error)
@@ -361,7 +372,7 @@ impl IngestStore for DynamoStore {
         self.transact(writes).await
     }
 
-    async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<()> {
+    async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<Option<CallAlert>> {
         let analysis = &recorded.analysis;
         let mut expression = Expression::default();
         let mut assignments = Vec::new();
@@ -394,6 +405,7 @@ impl IngestStore for DynamoStore {
                 &recorded.conversation_uuid,
             )?,
         ];
+        let written = self.alert_writes(recorded, &mut writes).await?;
         if let Some(entry) = recorded.conversation.entry {
             for answer in &recorded.answers {
                 let item = answer_item(entry.questionnaire_id, recorded.portal_id, answer)?;
@@ -409,7 +421,8 @@ impl IngestStore for DynamoStore {
                 .into(),
             ));
         }
-        self.transact(writes).await
+        self.transact(writes).await?;
+        Ok(written)
     }
 
     async fn record_outcome(&self, report: &OutcomeReport) -> StoreResult<()> {
@@ -426,6 +439,53 @@ impl IngestStore for DynamoStore {
 }
 
 impl DynamoStore {
+    /// The writes of an analysis's alert: the alert, and its reference on the conversation
+    /// (conditional on there being none yet when one is opened); the reference written.
+    async fn alert_writes(
+        &self,
+        recorded: &RecordedAnalysis,
+        writes: &mut Vec<TransactWriteItem>,
+    ) -> StoreResult<Option<CallAlert>> {
+        let (written, condition) = match &recorded.alert {
+            None => return Ok(None),
+            Some(AlertWrite::Open(alert)) => {
+                let id = self.reserve_ids(counters::ALERT, 1).await?;
+                writes.push(self.alert_raise(&Alert {
+                    id,
+                    phone_call_id: Some(recorded.conversation.phone_call_id),
+                    ..alert.clone()
+                })?);
+                let written = CallAlert {
+                    alert_id: id,
+                    reason: alert.reason,
+                };
+                (written, "attribute_not_exists(#alert)")
+            }
+            Some(AlertWrite::RaiseTo { version, alert }) => {
+                writes.push(self.alert_put_at(*version, alert)?);
+                let written = CallAlert {
+                    alert_id: alert.id,
+                    reason: alert.reason,
+                };
+                (written, "attribute_exists(pk)")
+            }
+        };
+        let mut expression = Expression::default();
+        expression
+            .name("#alert", "alert")
+            .value(":alert", encode(&written)?);
+        writes.push(self.data_update(
+            key(
+                keys::portal(recorded.portal_id),
+                Some(&keys::conversation(&recorded.conversation_uuid)),
+            ),
+            "SET #alert = :alert",
+            condition,
+            expression,
+        )?);
+        Ok(Some(written))
+    }
+
     /// An outcome appended to its entry's list, and its effect: an open entry's next try
     /// moved, or the entry moved to its closed key with how it ended. Conditional on the open
     /// entry being as read; an outcome of a closed entry is only kept.

@@ -1,15 +1,15 @@
 //! The in-memory store's side of this capability.
 
-use crate::ids::CallId;
 use crate::ids::{EntryId, PortalId, QuestionnaireId};
 use async_trait::async_trait;
 
 use crate::fixture::counters;
 use crate::records::{Client, Question};
+use crate::store::ingest::{AlertWrite, CallAlert};
 use crate::store::memory::{MemoryStore, StoredEntry};
 use crate::store::{
-    DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, OutcomeReport, RecordedAnalysis,
-    StoreError, StoreResult,
+    Conversation, DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, OutcomeReport,
+    RecordedAnalysis, StoreError, StoreResult,
 };
 
 #[async_trait]
@@ -36,7 +36,7 @@ impl IngestStore for MemoryStore {
             state
                 .conversations
                 .get(&(portal_id, uuid.to_string()))
-                .copied()
+                .cloned()
         };
         Ok(DeliveryState {
             receipt: state
@@ -81,7 +81,7 @@ impl IngestStore for MemoryStore {
             .unwrap_or_default())
     }
 
-    async fn record_call(&self, new: &NewCall) -> StoreResult<CallId> {
+    async fn record_call(&self, new: &NewCall) -> StoreResult<Conversation> {
         let mut state = self.lock();
         let portal_id = new.portal_id;
         let uuid =
@@ -119,12 +119,26 @@ impl IngestStore for MemoryStore {
         let first_line = state.next_id(counters::TRANSCRIPT_LINE, count(new.lines.len())?)?;
         let first_request = state.next_id(counters::CLIENT_REQUEST, count(new.requests.len())?)?;
         let numbered = new.numbered(call_id, first_line, first_request)?;
+        let alert_id = match &new.alert {
+            Some(alert) => {
+                let id = state.next_id(counters::ALERT, 1)?;
+                let alert = crate::domain::Alert {
+                    id,
+                    phone_call_id: Some(call_id),
+                    ..alert.clone()
+                };
+                state.alerts.insert(id, (alert, 1));
+                Some(id)
+            }
+            None => None,
+        };
         state.lines.insert(call_id, numbered.lines);
         state.requests.insert(call_id, numbered.requests);
         state.calls.insert(call_id, numbered.call);
+        let conversation = new.conversation(call_id, alert_id);
         state
             .conversations
-            .insert(conversation_key.clone(), new.conversation(call_id));
+            .insert(conversation_key.clone(), conversation.clone());
         state
             .receipts
             .insert((portal_id, new.event_id.clone()), uuid);
@@ -142,7 +156,7 @@ impl IngestStore for MemoryStore {
             }
             state.put_answers(completion.entry.entry.questionnaire_id, &completion.answers);
         }
-        Ok(CallId(call_id))
+        Ok(conversation)
     }
 
     async fn hold_analysis(
@@ -167,12 +181,55 @@ impl IngestStore for MemoryStore {
         Ok(())
     }
 
-    async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<()> {
+    async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<Option<CallAlert>> {
         let mut state = self.lock();
         let receipt_key = (recorded.portal_id, recorded.event_id.clone());
+        let conversation_key = (recorded.portal_id, recorded.conversation_uuid.clone());
         let call_id = recorded.conversation.phone_call_id;
         if state.receipts.contains_key(&receipt_key) || !state.calls.contains_key(&call_id) {
             return Err(StoreError::ConditionFailed);
+        }
+        let current = state
+            .conversations
+            .get(&conversation_key)
+            .and_then(|c| c.alert);
+        let written = match &recorded.alert {
+            None => None,
+            Some(AlertWrite::Open(alert)) => {
+                if current.is_some() {
+                    return Err(StoreError::ConditionFailed);
+                }
+                let id = state.next_id(counters::ALERT, 1)?;
+                let alert = crate::domain::Alert {
+                    id,
+                    phone_call_id: Some(call_id),
+                    ..alert.clone()
+                };
+                let reason = alert.reason;
+                state.alerts.insert(id, (alert, 1));
+                Some(CallAlert {
+                    alert_id: id,
+                    reason,
+                })
+            }
+            Some(AlertWrite::RaiseTo { version, alert }) => {
+                match state.alerts.get_mut(&alert.id) {
+                    Some((stored, stored_version)) if stored_version == version => {
+                        *stored = alert.clone();
+                        *stored_version += 1;
+                    }
+                    _ => return Err(StoreError::ConditionFailed),
+                }
+                Some(CallAlert {
+                    alert_id: alert.id,
+                    reason: alert.reason,
+                })
+            }
+        };
+        if let Some(written) = written
+            && let Some(conversation) = state.conversations.get_mut(&conversation_key)
+        {
+            conversation.alert = Some(written);
         }
         if let Some(call) = state.calls.get_mut(&call_id) {
             recorded.analysis.apply(call);
@@ -183,7 +240,7 @@ impl IngestStore for MemoryStore {
         state
             .receipts
             .insert(receipt_key, recorded.conversation_uuid.clone());
-        Ok(())
+        Ok(written)
     }
 
     async fn record_outcome(&self, report: &OutcomeReport) -> StoreResult<()> {

@@ -4,10 +4,10 @@
 
 use async_trait::async_trait;
 
-use crate::domain::{AttemptOutcome, Effect};
+use crate::domain::{Alert, AlertReason, AttemptOutcome, Effect};
 use crate::records::Client;
 
-use crate::ids::{CallId, EntryId, PortalId, QuestionnaireId};
+use crate::ids::{EntryId, PortalId, QuestionnaireId};
 
 pub(crate) mod dynamo;
 mod memory;
@@ -96,8 +96,16 @@ pub struct EntryRef {
     pub entry_id: i32,
 }
 
-/// A conversation of the portal already recorded as a call.
+/// The alert a call's triage opened: at most one per call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallAlert {
+    pub alert_id: i32,
+    pub reason: AlertReason,
+}
+
+/// A conversation of the portal already recorded as a call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Conversation {
     pub phone_call_id: i32,
@@ -107,6 +115,14 @@ pub struct Conversation {
     pub client_id: i32,
     /// The entry whose answers this call's analysis carries, if it completed one.
     pub entry: Option<EntryRef>,
+    /// The client's side of the call, for the SMS of an alert its analysis opens. Absent on
+    /// conversations recorded before alerts of calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_number: Option<String>,
+    /// The alert the call's triage opened, if any. Absent (not null) without one, so that a
+    /// write can require that none exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alert: Option<CallAlert>,
 }
 
 /// What the store holds about one delivery before anything is written, read at once.
@@ -194,6 +210,11 @@ pub struct NewCall {
     /// The `eventId` of the analysis that was held when the state was read, which this write
     /// consumes; `None` when none was held (and the write requires that none is).
     pub held_event_id: Option<String>,
+    /// The client's side of the call (the caller of an inbound call).
+    pub client_number: Option<String>,
+    /// The alert the call's triage raises, opened in the same transaction as the call; the
+    /// store gives it its id and the call's.
+    pub alert: Option<Alert>,
 }
 
 /// A call with the ids the store reserved: its record, its lines and its requests.
@@ -237,9 +258,19 @@ impl NewCall {
         })
     }
 
-    pub fn conversation(&self, phone_call_id: i32) -> Conversation {
+    /// The conversation as recorded, with the alert opened with it.
+    pub fn conversation(&self, phone_call_id: i32, alert_id: Option<i32>) -> Conversation {
         Conversation {
             phone_call_id,
+            client_number: self.client_number.clone(),
+            alert: self
+                .alert
+                .as_ref()
+                .zip(alert_id)
+                .map(|(alert, alert_id)| CallAlert {
+                    alert_id,
+                    reason: alert.reason,
+                }),
             client_id: self.call.client_id,
             entry: self
                 .completion
@@ -253,6 +284,16 @@ impl NewCall {
     }
 }
 
+/// What an analysis does to its call's alert.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AlertWrite {
+    /// Opens the call's first alert (the store gives its id); conditional on the conversation
+    /// still having none.
+    Open(Alert),
+    /// Raises the call's concern alert to urgent, if it is still at `version`.
+    RaiseTo { version: u64, alert: Alert },
+}
+
 /// The analysis of a recorded call to apply, with the answers for its entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordedAnalysis {
@@ -262,6 +303,7 @@ pub struct RecordedAnalysis {
     pub conversation: Conversation,
     pub analysis: Analysis,
     pub answers: Vec<Answer>,
+    pub alert: Option<AlertWrite>,
 }
 
 /// A dialler's report that an attempt reached nobody (`call.failed`), with what it does to the
@@ -301,9 +343,10 @@ pub trait IngestStore: Send + Sync + 'static {
         number: &str,
     ) -> StoreResult<Vec<Client>>;
     async fn questions(&self, questionnaire_id: QuestionnaireId) -> StoreResult<Vec<Question>>;
-    /// Records the call and returns its id. `ConditionFailed`, with nothing visible, when the
-    /// delivery state or the entry changed since they were read.
-    async fn record_call(&self, call: &NewCall) -> StoreResult<CallId>;
+    /// Records the call (and opens its alert) and returns its conversation as recorded.
+    /// `ConditionFailed`, with nothing visible, when the delivery state or the entry changed
+    /// since they were read.
+    async fn record_call(&self, call: &NewCall) -> StoreResult<Conversation>;
     /// Keeps an analysis whose call has not arrived, with the delivery's receipt.
     /// `ConditionFailed` when the conversation was recorded or the event received meanwhile.
     async fn hold_analysis(
@@ -312,9 +355,10 @@ pub trait IngestStore: Send + Sync + 'static {
         conversation_uuid: &str,
         held: &HeldAnalysis,
     ) -> StoreResult<()>;
-    /// Writes an analysis onto its recorded call, its answers to the call's entry, and the
-    /// delivery's receipt; `ConditionFailed` when the event was received meanwhile.
-    async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<()>;
+    /// Writes an analysis onto its recorded call, its answers to the call's entry, its alert,
+    /// and the delivery's receipt; the alert written, if any. `ConditionFailed` when the event
+    /// was received, or the call's alert changed, meanwhile.
+    async fn apply_analysis(&self, recorded: &RecordedAnalysis) -> StoreResult<Option<CallAlert>>;
     /// Keeps an attempt's outcome with its entry and applies its effect (a sooner next try, or
     /// the end of the entry), with the delivery's receipt; `ConditionFailed` when the entry
     /// changed since it was read or the event was received meanwhile.

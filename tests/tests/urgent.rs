@@ -1,0 +1,386 @@
+//! A client who describes an emergency in a call reaches a person within the delivery that
+//! stores the call: the triage opens one urgent alert per call, its SMS leave at once to every
+//! contact on duty (everyone reachable when nobody is), repeat until acknowledged with an
+//! outcome, and never carry the caller's words. Each scenario on both stores.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use http::StatusCode;
+use integration_tests::{Backend, TestApp, on_both_stores, quiet_demo, spawn_app_with, start_time};
+use serde_json::{Value, json};
+use shared::notify::Channel;
+
+const KARIN: &str = "+46701000001";
+/// Lidingö's admin (portal 2).
+const AHMED: &str = "+46701000002";
+/// Portal 1's client 3, Margareta Lindqvist.
+const CLIENT_3: &str = "+46731110003";
+const PORTAL_LINE: &str = "+4687001000";
+/// Portal 1's contacts: 301 (day, 07-16), 302 (evening, 16-22), 303 (night, 22-07).
+const DAY: &str = "+4687001050";
+const EVENING: &str = "+4687001060";
+const NIGHT: &str = "+4687001070";
+
+/// The demo without entries; with `all_final_outpost`, every contact of portal 1 is a
+/// final-outpost one (in the demo only the night patrol is).
+async fn spawn(backend: Backend, all_final_outpost: bool) -> TestApp {
+    let mut fixture = quiet_demo();
+    if all_final_outpost {
+        for contact in fixture["contactDetails"].as_array_mut().unwrap() {
+            if contact["portalId"] == 1 {
+                contact["contactWhenFinalOutpost"] = json!(true);
+            }
+        }
+    }
+    spawn_app_with(backend, &fixture.to_string()).await
+}
+
+fn at(minutes_before_start: i64) -> DateTime<Utc> {
+    start_time() - TimeDelta::minutes(minutes_before_start)
+}
+
+/// An inbound call from `from` in which the caller says `said`.
+fn ended(event_id: &str, conversation: &str, from: &str, said: &str) -> Value {
+    json!({
+        "type": "call.ended",
+        "eventId": event_id,
+        "conversationUuid": conversation,
+        "startDate": at(5),
+        "endDate": at(3),
+        "fromNumber": from,
+        "toNumber": PORTAL_LINE,
+        "direction": "inbound",
+        "transcript": [
+            {"createdAt": at(5), "by": "agent", "message": "Hej, det här är hemtjänstens assistent. Vad kan jag hjälpa till med?", "category": 0},
+            {"createdAt": at(5) + TimeDelta::seconds(8), "by": "caller", "message": said, "category": 1},
+            {"createdAt": at(5) + TimeDelta::seconds(20), "by": "agent", "message": "Jag ser till att personalen får veta det.", "category": 0}
+        ],
+        "requests": []
+    })
+}
+
+fn analyzed(event_id: &str, conversation: &str, summary: &str) -> Value {
+    json!({
+        "type": "call.analyzed",
+        "eventId": event_id,
+        "conversationUuid": conversation,
+        "summary": summary,
+        "purpose": "Check-in",
+        "confidence": 90,
+        "confidenceReason": "Clear.",
+        "satisfaction": 3,
+        "satisfactionReason": "Calm.",
+        "name": null,
+        "answers": []
+    })
+}
+
+const FELL: &str = "Jag har ramlat i hallen och jag kommer inte upp.";
+
+async fn deliver(app: &TestApp, portal: i32, event: &Value) {
+    let answer = app.deliver(portal, event).await;
+    assert!(answer.status.is_success(), "{}", answer.json());
+}
+
+/// The SMS sent so far, as (to, message), oldest first; login codes left out.
+fn alert_messages(app: &TestApp) -> Vec<(String, String)> {
+    app.api
+        .outbox
+        .messages()
+        .into_iter()
+        .filter(|m| m.channel == Channel::Sms && !m.message.contains("login code"))
+        .map(|m| (m.to, m.message))
+        .collect()
+}
+
+fn recipients(app: &TestApp) -> Vec<String> {
+    alert_messages(app).into_iter().map(|(to, _)| to).collect()
+}
+
+async fn urgent_alerts(app: &TestApp, token: &str) -> Vec<Value> {
+    let answer = app.get("/alerts?reason=urgent", Some(token)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    answer.json().as_array().unwrap().clone()
+}
+
+async fn an_urgent_call_opens_an_alert_and_its_sms_leave_within_the_same_request(backend: Backend) {
+    let app = spawn(backend, true).await;
+    let token = app.login(KARIN).await;
+    deliver(&app, 1, &ended("u-1", "conv-u", CLIENT_3, FELL)).await;
+
+    // No scheduler pass has run: the delivery itself sent the SMS. At 13:00 in Stockholm
+    // only the day contact is inside their window.
+    let messages = alert_messages(&app);
+    assert_eq!(recipients(&app), [DAY], "{messages:?}");
+    let sms = &messages[0].1;
+    assert!(sms.starts_with("URGENT: Margareta Lindqvist (+46731110003) described a fall"));
+    assert!(!sms.contains("ramlat"), "never the caller's words: {sms}");
+
+    let alerts = urgent_alerts(&app, &token).await;
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    let listed = &alerts[0];
+    assert_eq!(listed["reason"], "urgent");
+    assert_eq!(listed["category"], "fall");
+    assert_eq!(listed["clientId"], 3);
+    assert_eq!(listed["words"], Value::Null, "a list never shows the words");
+    assert!(sms.contains(&format!("alert {}", listed["id"])));
+    let shown = app
+        .get(&format!("/alerts/{}", listed["id"]), Some(&token))
+        .await
+        .json();
+    assert_eq!(shown["words"], FELL);
+    assert!(shown["phoneCallId"].is_i64());
+    assert_eq!(shown["questionnaireClientId"], Value::Null);
+    assert_eq!(shown["notifications"][0]["contactDetailId"], 301);
+
+    // The SMS is a disclosure by the triage; reading the alert is a read of its call.
+    let log = app.get("/access-log?limit=100", Some(&token)).await.json();
+    let records = log.as_array().unwrap();
+    let notify: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["action"] == "alert.notify")
+        .collect();
+    assert_eq!(notify.len(), 1, "{log}");
+    assert_eq!(notify[0]["accessor"]["kind"], "triage");
+    assert_eq!(notify[0]["callIds"], json!([shown["phoneCallId"]]));
+    let read = records
+        .iter()
+        .find(|r| r["action"] == "alert.read")
+        .expect("the alert's read is logged");
+    assert_eq!(read["callIds"], json!([shown["phoneCallId"]]));
+
+    // Nothing in the other categories: the list of concerns is empty.
+    let concerns = app.get("/alerts?reason=concern", Some(&token)).await.json();
+    assert_eq!(concerns, json!([]));
+}
+
+async fn a_redelivery_and_the_calls_analysis_open_no_second_alert(backend: Backend) {
+    let app = spawn(backend, true).await;
+    let token = app.login(KARIN).await;
+    let call = ended("r-1", "conv-r", CLIENT_3, FELL);
+    deliver(&app, 1, &call).await;
+    deliver(&app, 1, &call).await;
+    let mut again = call.clone();
+    again["eventId"] = json!("r-2");
+    deliver(&app, 1, &again).await;
+    deliver(
+        &app,
+        1,
+        &analyzed(
+            "r-3",
+            "conv-r",
+            "Brukaren har ramlat i hallen och kommer inte upp.",
+        ),
+    )
+    .await;
+    assert_eq!(urgent_alerts(&app, &token).await.len(), 1);
+    let all = app.get("/alerts", Some(&token)).await.json();
+    assert_eq!(all.as_array().unwrap().len(), 1, "{all}");
+    assert_eq!(recipients(&app), [DAY], "one SMS, sent once");
+}
+
+async fn an_analysis_that_arrives_first_is_triaged_with_its_call(backend: Backend) {
+    let app = spawn(backend, true).await;
+    let token = app.login(KARIN).await;
+    deliver(
+        &app,
+        1,
+        &analyzed(
+            "a-1",
+            "conv-a",
+            "Brukaren säger att hon har svårt att andas sedan i morse.",
+        ),
+    )
+    .await;
+    assert!(alert_messages(&app).is_empty(), "held until its call");
+    deliver(
+        &app,
+        1,
+        &ended("a-2", "conv-a", CLIENT_3, "Jag vill bara prata lite."),
+    )
+    .await;
+    let alerts = urgent_alerts(&app, &token).await;
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0]["category"], "breathing");
+    assert_eq!(recipients(&app), [DAY]);
+}
+
+async fn a_concern_found_by_the_analysis_is_raised_to_urgent_not_doubled(backend: Backend) {
+    let app = spawn(backend, true).await;
+    let token = app.login(KARIN).await;
+    deliver(
+        &app,
+        1,
+        &ended(
+            "c-1",
+            "conv-c",
+            CLIENT_3,
+            "Jag har inte ätit något på två dagar, jag har ingen aptit.",
+        ),
+    )
+    .await;
+    let all = app.get("/alerts", Some(&token)).await.json();
+    assert_eq!(all.as_array().unwrap().len(), 1, "{all}");
+    assert_eq!(all[0]["reason"], "concern");
+    assert_eq!(all[0]["category"], "not_eating");
+    let id = all[0]["id"].clone();
+    // A concern is escalated as an entry's alert is: the first contact in turn.
+    assert_eq!(recipients(&app), [DAY]);
+    assert!(alert_messages(&app)[0].1.contains("mentioned not eating"));
+
+    deliver(
+        &app,
+        1,
+        &analyzed(
+            "c-2",
+            "conv-c",
+            "Brukaren berättar att hon har ont i bröstet och att det strålar ut i armen.",
+        ),
+    )
+    .await;
+    let all = app.get("/alerts", Some(&token)).await.json();
+    assert_eq!(all.as_array().unwrap().len(), 1, "{all}");
+    assert_eq!(all[0]["id"], id);
+    assert_eq!(all[0]["reason"], "urgent");
+    assert_eq!(all[0]["category"], "chest_pain");
+    let messages = alert_messages(&app);
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(messages[1].1.starts_with("URGENT:"));
+}
+
+async fn with_nobody_on_duty_every_reachable_contact_is_messaged_at_once(backend: Backend) {
+    // The demo's only final-outpost contact is the night patrol, outside its window at 13:00.
+    let app = spawn(backend, false).await;
+    deliver(&app, 1, &ended("n-1", "conv-n", CLIENT_3, FELL)).await;
+    let mut got = recipients(&app);
+    got.sort();
+    assert_eq!(got, [DAY, EVENING, NIGHT]);
+}
+
+async fn an_unacknowledged_urgent_alert_repeats_until_acknowledged_with_an_outcome(
+    backend: Backend,
+) {
+    let app = spawn(backend, true).await;
+    let token = app.login(KARIN).await;
+    deliver(&app, 1, &ended("p-1", "conv-p", CLIENT_3, FELL)).await;
+    let id = urgent_alerts(&app, &token).await[0]["id"].clone();
+    assert_eq!(recipients(&app), [DAY]);
+
+    let early = app
+        .run_scheduler(start_time() + TimeDelta::minutes(4))
+        .await;
+    assert_eq!(early["notificationsSent"], 0, "{early}");
+    let repeat = app
+        .run_scheduler(start_time() + TimeDelta::minutes(5))
+        .await;
+    assert_eq!(repeat["notificationsSent"], 1, "{repeat}");
+    assert_eq!(recipients(&app), [DAY, DAY]);
+    // 16:10 in Stockholm: the evening contact is on duty now, the day contact no longer.
+    let evening = "2026-11-20T15:10:00Z".parse::<DateTime<Utc>>().unwrap();
+    app.run_scheduler(evening).await;
+    assert_eq!(recipients(&app), [DAY, DAY, EVENING]);
+
+    let path = format!("/alerts/{id}/acknowledge");
+    let without = app
+        .post_json(&path, Some(&token), json!({"note": "Called her."}))
+        .await;
+    let problem = without.problem(StatusCode::BAD_REQUEST);
+    assert!(problem["errors"]["outcome"].is_array(), "{problem}");
+    let unknown = app
+        .post_json(
+            &path,
+            Some(&token),
+            json!({"note": "Called her.", "outcome": "fine"}),
+        )
+        .await;
+    unknown.problem(StatusCode::BAD_REQUEST);
+    let done = app
+        .post_json(
+            &path,
+            Some(&token),
+            json!({"note": "The night patrol helped her up; no injury.", "outcome": "helped"}),
+        )
+        .await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.json());
+    assert_eq!(done.json()["outcome"], "helped");
+    assert_eq!(done.json()["escalation"], "stopped");
+    app.run_scheduler(evening + TimeDelta::hours(1)).await;
+    assert_eq!(recipients(&app).len(), 3, "stopped");
+}
+
+async fn another_portal_cannot_see_or_acknowledge_the_alert(backend: Backend) {
+    let app = spawn(backend, true).await;
+    let token = app.login(KARIN).await;
+    deliver(&app, 1, &ended("o-1", "conv-o", CLIENT_3, FELL)).await;
+    let id = urgent_alerts(&app, &token).await[0]["id"].clone();
+    let stranger = app.login(AHMED).await;
+    app.get(&format!("/alerts/{id}"), Some(&stranger))
+        .await
+        .problem(StatusCode::NOT_FOUND);
+    app.post_json(
+        &format!("/alerts/{id}/acknowledge"),
+        Some(&stranger),
+        json!({"note": "Not mine.", "outcome": "false_alarm"}),
+    )
+    .await
+    .problem(StatusCode::NOT_FOUND);
+    assert_eq!(urgent_alerts(&app, &stranger).await, Vec::<Value>::new());
+    let bad = app.get("/alerts?reason=panic", Some(&token)).await;
+    bad.problem(StatusCode::BAD_REQUEST);
+}
+
+async fn an_unknown_caller_in_an_emergency_is_escalated_too(backend: Backend) {
+    let app = spawn(backend, true).await;
+    let token = app.login(KARIN).await;
+    deliver(
+        &app,
+        1,
+        &ended(
+            "x-1",
+            "conv-x",
+            "+46739999999",
+            "Det brinner i köket, det ryker överallt!",
+        ),
+    )
+    .await;
+    let alerts = urgent_alerts(&app, &token).await;
+    assert_eq!(alerts.len(), 1);
+    assert_eq!(alerts[0]["clientId"], 0);
+    assert_eq!(alerts[0]["category"], "fire_or_smoke");
+    let messages = alert_messages(&app);
+    assert!(
+        messages[0]
+            .1
+            .starts_with("URGENT: An unknown caller (+46739999999) described fire or smoke"),
+        "{messages:?}"
+    );
+}
+
+async fn a_call_with_nothing_alarming_opens_no_alert(backend: Backend) {
+    let app = spawn(backend, true).await;
+    let token = app.login(KARIN).await;
+    deliver(
+        &app,
+        1,
+        &ended(
+            "q-1",
+            "conv-q",
+            CLIENT_3,
+            "Nej då, jag har inte ramlat. Jag somnade bara i soffan.",
+        ),
+    )
+    .await;
+    assert_eq!(app.get("/alerts", Some(&token)).await.json(), json!([]));
+    assert!(alert_messages(&app).is_empty());
+}
+
+on_both_stores!(
+    an_urgent_call_opens_an_alert_and_its_sms_leave_within_the_same_request,
+    a_redelivery_and_the_calls_analysis_open_no_second_alert,
+    an_analysis_that_arrives_first_is_triaged_with_its_call,
+    a_concern_found_by_the_analysis_is_raised_to_urgent_not_doubled,
+    with_nobody_on_duty_every_reachable_contact_is_messaged_at_once,
+    an_unacknowledged_urgent_alert_repeats_until_acknowledged_with_an_outcome,
+    another_portal_cannot_see_or_acknowledge_the_alert,
+    an_unknown_caller_in_an_emergency_is_escalated_too,
+    a_call_with_nothing_alarming_opens_no_alert,
+);
