@@ -333,7 +333,9 @@ pub fn check_shape(name: &str, body: &Value) {
             );
         }
         "access-log-record-review" => has(body, &["id", "drawn", "population", "records"]),
-        "integrations-voice-call-ended" | "integrations-voice-call-analyzed" => {
+        "integrations-voice-call-ended"
+        | "integrations-voice-call-ended-urgent"
+        | "integrations-voice-call-analyzed" => {
             assert!(body["phoneCallId"].is_i64(), "{name}: {body}")
         }
         "integrations-voice-call-failed" => {

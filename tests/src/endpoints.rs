@@ -40,6 +40,8 @@ const WRITE_LOGGED: &str = "single-record write + access record";
 const CREATE_LOGGED: &str = "1 transaction per 100 records + 1 id range + access record";
 const CALL_LOGGED: &str =
     "1 transaction per 100 records + 3 id ranges (call, lines, requests) + access record";
+const URGENT_CALL_LOGGED: &str = "the call's 5 + 1 alert id + the alert's first step (alert, \
+     client name, contacts, step, disclosure record)";
 const TRANSACTION_LOGGED: &str = "1 transaction per 100 records + access record";
 const OUTCOME_LOGGED: &str = "delivery read + entry read + 1 transaction + access record";
 const EXTRACT: &str = "client check + read + access record";
@@ -107,6 +109,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     read("organisations-suggest-unknown-client", "organisations", (3, TWO_READS_LOGGED)),
     write("organisations-fix-unknown-client", "organisations", 200, (2, WRITE_LOGGED)),
     write("integrations-voice-call-ended", "integrations", 200, (5, CALL_LOGGED)),
+    write("integrations-voice-call-ended-urgent", "integrations", 200, (11, URGENT_CALL_LOGGED)),
     write("integrations-voice-call-analyzed", "integrations", 200, (2, TRANSACTION_LOGGED)),
     write("integrations-voice-call-failed", "integrations", 200, (4, OUTCOME_LOGGED)),
     read("access-log-client-extract", "access-log", (3, EXTRACT)),

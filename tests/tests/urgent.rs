@@ -373,6 +373,47 @@ async fn a_call_with_nothing_alarming_opens_no_alert(backend: Backend) {
     assert!(alert_messages(&app).is_empty());
 }
 
+/// What an urgent call adds to a call's DynamoDB requests: one alert id, then the first step.
+#[tokio::test]
+async fn an_urgent_call_adds_the_alert_id_and_its_first_step_to_the_calls_requests() {
+    let app = spawn(Backend::DynamoDb, true).await;
+    app.login(KARIN).await;
+    let count = |app: &TestApp| {
+        let counts = app.take_dynamo_requests().expect("DynamoDB counts requests");
+        let mut listed: Vec<(String, usize)> = counts.into_iter().collect();
+        listed.sort();
+        listed
+    };
+    app.take_dynamo_requests();
+    deliver(
+        &app,
+        1,
+        &ended("b-1", "conv-b1", CLIENT_3, "Jag vill bara prata lite."),
+    )
+    .await;
+    let plain = count(&app);
+    deliver(&app, 1, &ended("b-2", "conv-b2", CLIENT_3, FELL)).await;
+    let urgent = count(&app);
+    let total = |listed: &[(String, usize)]| listed.iter().map(|(_, n)| n).sum::<usize>();
+    println!("plain call: {plain:?}\nurgent call: {urgent:?}");
+    // The plain call: the delivery state, the client by number, two id counters (call, lines),
+    // the call's transaction and its access record. The urgent one adds the alert's id, and
+    // its first step: the alert and its client's name read again, the portal's contacts, the
+    // step's conditional put and the disclosure's access record.
+    assert_eq!(
+        urgent,
+        [
+            ("BatchGetItem".to_string(), 2),
+            ("GetItem".to_string(), 1),
+            ("PutItem".to_string(), 1),
+            ("Query".to_string(), 2),
+            ("TransactWriteItems".to_string(), 3),
+            ("UpdateItem".to_string(), 3),
+        ]
+    );
+    assert_eq!((total(&plain), total(&urgent)), (6, 12));
+}
+
 on_both_stores!(
     an_urgent_call_opens_an_alert_and_its_sms_leave_within_the_same_request,
     a_redelivery_and_the_calls_analysis_open_no_second_alert,

@@ -139,10 +139,12 @@ pub struct Alert {
     #[serde(default)]
     pub words: Option<String>,
     pub status: AlertStatus,
-    /// When the entry ended: the start of the attempt whose report ended it, or the pass that
-    /// stopped waiting for a report of the last attempt.
+    /// When the entry ended (the start of the attempt whose report ended it, or the pass that
+    /// stopped waiting for a report of the last attempt), or when the call's delivery was
+    /// triaged.
     pub created_at: DateTime<Utc>,
-    /// Every attempt's outcome as the dialler reported it, oldest first.
+    /// Every attempt's outcome as the dialler reported it, oldest first (empty for a call's
+    /// alert).
     pub attempts: Vec<AttemptOutcome>,
     pub escalation: EscalationState,
     /// When the scheduler takes the next step; `None` once there is none.
