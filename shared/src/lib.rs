@@ -4,6 +4,8 @@
 pub(crate) mod assets;
 pub mod audit;
 pub mod auth;
+#[cfg(feature = "bedrock")]
+pub mod bedrock;
 pub mod clock;
 pub mod config;
 pub mod contact_window;

@@ -3,6 +3,7 @@
 //! moto (DynamoDB), and (on DynamoDB) a request counter, so every scenario runs on both stores.
 
 pub mod app;
+pub mod bedrock;
 pub mod capacity;
 pub mod dialler;
 pub mod emulator;

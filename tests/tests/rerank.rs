@@ -2,17 +2,13 @@
 //! server that speaks the Bedrock Converse wire format, through the real Bedrock SDK client.
 //! The store plays no part here, so these run on the in-memory store only.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::Router;
-use axum::extract::{Path, State};
-use axum::response::{IntoResponse, Response};
-use axum::routing::post;
 use http::StatusCode;
+use integration_tests::bedrock::{Behaviour, StandIn};
 use integration_tests::evaluation;
-use integration_tests::{Backend, TestApp, local_sdk_config, spawn_app_with};
-use organisations::rerank::BedrockReranker;
+use integration_tests::{Backend, TestApp, spawn_app_with};
 use serde_json::{Value, json};
 
 /// Staff of portal 11 (organisation 5 of the evaluation fixture).
@@ -20,71 +16,11 @@ const NORR: &str = "+46700000011";
 const SUGGEST: &str = "/organisations/suggest-unknown-client";
 const MODEL: &str = "eu.anthropic.claude-test-v1:0";
 
-/// What the stand-in model does with the next requests.
-#[derive(Clone)]
-enum Behaviour {
-    Answer(String),
-    Slow(Duration),
-    Fail,
-}
-
-#[derive(Clone)]
-struct StandIn {
-    behaviour: Arc<Mutex<Behaviour>>,
-    /// Each request: the model id from the path and the JSON body.
-    seen: Arc<Mutex<Vec<(String, Value)>>>,
-}
-
-async fn converse(
-    State(stand_in): State<StandIn>,
-    Path(model): Path<String>,
-    body: axum::body::Bytes,
-) -> Response {
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    stand_in.seen.lock().unwrap().push((model, body));
-    let behaviour = stand_in.behaviour.lock().unwrap().clone();
-    let text = match behaviour {
-        Behaviour::Answer(text) => text,
-        Behaviour::Slow(delay) => {
-            tokio::time::sleep(delay).await;
-            r#"{"clientId": null, "confidence": 99, "reason": "too late"}"#.into()
-        }
-        Behaviour::Fail => {
-            return (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                [("x-amzn-errortype", "InternalServerException")],
-                r#"{"message":"stand-in failure"}"#,
-            )
-                .into_response();
-        }
-    };
-    axum::Json(json!({
-        "output": {"message": {"role": "assistant", "content": [{"text": text}]}},
-        "stopReason": "end_turn",
-        "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120},
-        "metrics": {"latencyMs": 5}
-    }))
-    .into_response()
-}
-
 /// The evaluation fixture's API with re-ranking on, against a fresh stand-in model.
 async fn spawn_with_model() -> (TestApp, StandIn) {
-    let stand_in = StandIn {
-        behaviour: Arc::new(Mutex::new(Behaviour::Fail)),
-        seen: Arc::default(),
-    };
-    let server = Router::new()
-        .route("/model/{model}/converse", post(converse))
-        .with_state(stand_in.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, server).await.unwrap() });
-
+    let (stand_in, model) = StandIn::start(MODEL).await;
     let mut app = spawn_app_with(Backend::Memory, evaluation::FIXTURE).await;
-    app.api.reranker = Some(Arc::new(BedrockReranker {
-        client: aws_sdk_bedrockruntime::Client::new(&local_sdk_config(url)),
-        model_id: MODEL.into(),
-    }));
+    app.api.reranker = Some(Arc::new(model));
     app.router = app.api.router();
     (app, stand_in)
 }
@@ -93,18 +29,12 @@ fn call(summary: &str) -> Value {
     json!({"summary": summary, "fromNumber": "+46709990000", "isUnknown": true})
 }
 
-fn answer_with(stand_in: &StandIn, behaviour: Behaviour) {
-    *stand_in.behaviour.lock().unwrap() = behaviour;
-}
-
 #[tokio::test]
 async fn the_models_pick_among_the_candidates_becomes_the_suggestion() {
     let (app, stand_in) = spawn_with_model().await;
     let token = app.login(NORR).await;
     // Two clients are called Britt Viklund: alone, the matcher suggests neither.
-    answer_with(
-        &stand_in,
-        Behaviour::Answer(
+    stand_in.answer_with(Behaviour::Answer(
             "```json\n{\"clientId\": 545, \"confidence\": 72, \"reason\": \"medicine is in her notes\"}\n```"
                 .into(),
         ),
@@ -155,9 +85,7 @@ async fn the_models_pick_among_the_candidates_becomes_the_suggestion() {
 async fn no_national_id_or_phone_number_reaches_the_model() {
     let (app, stand_in) = spawn_with_model().await;
     let token = app.login(NORR).await;
-    answer_with(
-        &stand_in,
-        Behaviour::Answer(r#"{"clientId": null, "confidence": 10, "reason": "unsure"}"#.into()),
+    stand_in.answer_with(Behaviour::Answer(r#"{"clientId": null, "confidence": 10, "reason": "unsure"}"#.into()),
     );
     let fixture: Value = serde_json::from_str(evaluation::FIXTURE).unwrap();
     let olof = &fixture["clients"][0];
@@ -207,7 +135,7 @@ async fn a_slow_failing_or_rambling_model_leaves_the_deterministic_answer() {
         Behaviour::Answer(r#"{"clientId": 518, "confidence": 95, "reason": "not offered"}"#.into()),
         Behaviour::Answer(r#"{"clientId": 501, "confidence": 250, "reason": "too sure"}"#.into()),
     ] {
-        answer_with(&stand_in, behaviour);
+        stand_in.answer_with(behaviour);
         let started = Instant::now();
         let answer = app.post_json(SUGGEST, Some(&token), call(summary)).await;
         let waited = started.elapsed();

@@ -3,8 +3,12 @@
 //! contact on duty (everyone reachable when nobody is), repeat until acknowledged with an
 //! outcome, and never carry the caller's words. Each scenario on both stores.
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use chrono::{DateTime, TimeDelta, Utc};
 use http::StatusCode;
+use integration_tests::bedrock::{Behaviour, StandIn};
 use integration_tests::{Backend, TestApp, on_both_stores, quiet_demo, spawn_app_with, start_time};
 use serde_json::{Value, json};
 use shared::notify::Channel;
@@ -371,6 +375,60 @@ async fn a_call_with_nothing_alarming_opens_no_alert(backend: Backend) {
     .await;
     assert_eq!(app.get("/alerts", Some(&token)).await.json(), json!([]));
     assert!(alert_messages(&app).is_empty());
+}
+
+/// `TRIAGE_MODEL_ID`: a stand-in Bedrock model whose second opinion may raise a call to urgent
+/// and never lowers one; it reads the caller's words with numbers withheld, never the agent's.
+/// The store plays no part, so this runs on the in-memory store only.
+#[tokio::test]
+async fn a_configured_model_may_raise_a_call_to_urgent_but_never_lower_one() {
+    let mut app = spawn(Backend::Memory, true).await;
+    let (stand_in, model) = StandIn::start("eu.anthropic.claude-test-v1:0").await;
+    app.api.urgency_model = Some(Arc::new(model));
+    app.router = app.api.router();
+    let token = app.login(KARIN).await;
+
+    stand_in.answer_with(Behaviour::Answer(
+        r#"{"urgent": true, "category": "stroke_signs", "reason": "sudden confusion and a weak arm"}"#
+            .into(),
+    ));
+    let vague = "Något är väldigt konstigt idag, ring min dotter på 070-123 45 67.";
+    deliver(&app, 1, &ended("m-1", "conv-m1", CLIENT_3, vague)).await;
+    let alerts = urgent_alerts(&app, &token).await;
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0]["category"], "stroke_signs");
+    let shown = app
+        .get(&format!("/alerts/{}", alerts[0]["id"]), Some(&token))
+        .await
+        .json();
+    assert_eq!(
+        shown["words"],
+        "The language model: sudden confusion and a weak arm"
+    );
+    let prompt = &stand_in.prompts()[0];
+    assert!(prompt.contains("Något är väldigt konstigt idag"), "{prompt}");
+    assert!(prompt.contains("[number withheld]"), "{prompt}");
+    assert!(!prompt.contains("070-123"), "{prompt}");
+    assert!(!prompt.contains("hemtjänstens assistent"), "never the agent's lines: {prompt}");
+
+    // A call the triage finds urgent is not asked about; a calm verdict never lowers it.
+    stand_in.answer_with(Behaviour::Answer(
+        r#"{"urgent": false, "category": null, "reason": "fine"}"#.into(),
+    ));
+    let asked = stand_in.prompts().len();
+    deliver(&app, 1, &ended("m-2", "conv-m2", CLIENT_3, FELL)).await;
+    assert_eq!(stand_in.prompts().len(), asked);
+    assert_eq!(urgent_alerts(&app, &token).await.len(), 2);
+
+    // A failing or slow model leaves the triage's answer: nothing, for a calm call.
+    for behaviour in [Behaviour::Fail, Behaviour::Slow(Duration::from_secs(5))] {
+        stand_in.answer_with(behaviour);
+        let started = std::time::Instant::now();
+        let id = format!("m-{}", stand_in.prompts().len() + 10);
+        deliver(&app, 1, &ended(&id, &id, CLIENT_3, "Jag vill bara prata lite.")).await;
+        assert!(started.elapsed() < Duration::from_millis(4500));
+    }
+    assert_eq!(urgent_alerts(&app, &token).await.len(), 2);
 }
 
 /// What an urgent call adds to a call's DynamoDB requests: one alert id, then the first step.

@@ -5,6 +5,7 @@
 //! Deliveries are idempotent by `eventId` and may arrive in any order.
 
 pub mod events;
+pub mod second_opinion;
 
 use std::sync::Arc;
 
@@ -25,6 +26,7 @@ use shared::escalation::Escalator;
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 use shared::ids::{EntryId, PortalId, QuestionnaireId};
 use shared::notify::{SmsSender, SnsSms};
+use second_opinion::UrgencyModel;
 use shared::phone::DefaultRegion;
 use shared::phone::MetadataLoad;
 use shared::records::{Client, PhoneCall, TranscriptLine};
@@ -61,6 +63,9 @@ pub struct IntegrationsState {
     pub audit: AuditLog,
     /// Takes the first step of a call's alert as the call is stored.
     pub escalator: Escalator,
+    /// The language model whose second opinion may raise a call to urgent
+    /// (`TRIAGE_MODEL_ID`); off when `None`.
+    pub urgency_model: Option<Arc<dyn UrgencyModel>>,
 }
 
 impl IntegrationsState {
@@ -77,6 +82,7 @@ impl IntegrationsState {
             store: services.store(),
             clock: services.clock.clone(),
             escalator: Escalator::new(services, sms, delays, Accessor::Triage),
+            urgency_model: None,
             webhook_master,
             // A delivery waits on DynamoDB for longer than the load takes, and the load would compete with it.
             region: services.phone_region(MetadataLoad::FirstUse),
@@ -92,12 +98,30 @@ impl IntegrationsState {
             .await?;
         let delays = Delays::from_lookup(|name| std::env::var(name).ok())?;
         let sms = SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk));
-        Ok(Self::new(
-            &platform.services,
-            master.into(),
-            Arc::new(sms),
-            delays,
-        ))
+        let mut state = Self::new(&platform.services, master.into(), Arc::new(sms), delays);
+        state.urgency_model = urgency_model(&platform.sdk, |name| std::env::var(name).ok());
+        Ok(state)
+    }
+}
+
+/// The Bedrock model of `TRIAGE_MODEL_ID`, when it is set (and not empty).
+pub fn urgency_model(
+    sdk: &aws_config::SdkConfig,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Option<Arc<dyn UrgencyModel>> {
+    let model = shared::bedrock::Converse::from_lookup(sdk, "TRIAGE_MODEL_ID", lookup)?;
+    Some(Arc::new(model))
+}
+
+/// The triage's finding, with the model's second opinion when one is configured.
+async fn triaged(
+    state: &IntegrationsState,
+    found: Option<CallFinding>,
+    text: impl FnOnce() -> String,
+) -> Option<CallFinding> {
+    match &state.urgency_model {
+        Some(model) => second_opinion::second_opinion(model.as_ref(), &text(), found).await,
+        None => found,
     }
 }
 
@@ -425,7 +449,21 @@ async fn call_ended(
             })
             .collect();
         let requests: Vec<&str> = event.requests.iter().map(|r| r.request.as_str()).collect();
-        let finding = triage_call(&lines, &requests, call.summary.as_deref());
+        let finding = triaged(
+            state,
+            triage_call(&lines, &requests, call.summary.as_deref()),
+            || {
+                let said = lines
+                    .iter()
+                    .filter(|line| line.category == shared::records::TranscriptCategory::Caller)
+                    .filter_map(|line| line.message.as_deref());
+                said.chain(requests.iter().copied())
+                    .chain(call.summary.as_deref())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            },
+        )
+        .await;
         let alert = call_alert(
             portal_id,
             client_id,
@@ -737,7 +775,8 @@ async fn analysis_alert(
     .filter_map(|field| field.as_deref())
     .collect();
     let text = text.join(". ");
-    let Some(finding) = triage_call(&[], &[], Some(&text)) else {
+    let found = triaged(state, triage_call(&[], &[], Some(&text)), || text.clone()).await;
+    let Some(finding) = found else {
         return Ok(None);
     };
     let now = state.clock.now();

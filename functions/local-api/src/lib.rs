@@ -43,6 +43,9 @@ pub struct LocalApi {
     pub scheduler_config: SchedulerConfig,
     /// The language model that re-ranks suggestions (`SUGGEST_MODEL_ID`); off when `None`.
     pub reranker: Option<Arc<dyn organisations::rerank::Reranker>>,
+    /// The language model whose second opinion may raise a call to urgent
+    /// (`TRIAGE_MODEL_ID`); off when `None`.
+    pub urgency_model: Option<Arc<dyn integrations::second_opinion::UrgencyModel>>,
 }
 
 fn random_key() -> Arc<[u8]> {
@@ -72,6 +75,7 @@ impl LocalApi {
             import_master: random_key(),
             webhook_master: random_key(),
             reranker: None,
+            urgency_model: None,
         }
     }
 
@@ -140,12 +144,15 @@ impl LocalApi {
     }
 
     pub fn integrations_state(&self) -> integrations::IntegrationsState {
-        integrations::IntegrationsState::new(
-            &self.services,
-            self.webhook_master.clone(),
-            Arc::new(self.outbox.clone()),
-            self.scheduler_config.delays,
-        )
+        integrations::IntegrationsState {
+            urgency_model: self.urgency_model.clone(),
+            ..integrations::IntegrationsState::new(
+                &self.services,
+                self.webhook_master.clone(),
+                Arc::new(self.outbox.clone()),
+                self.scheduler_config.delays,
+            )
+        }
     }
 
     pub fn access_log_state(&self) -> access_log::AccessLogState {

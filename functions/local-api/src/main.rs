@@ -88,9 +88,12 @@ async fn main() -> Result<(), BoxError> {
         questionnaire_scheduler::SchedulerConfig::from_lookup(time_zone, |name| {
             std::env::var(name).ok()
         })?;
-    if std::env::var_os("SUGGEST_MODEL_ID").is_some() {
+    if std::env::var_os("SUGGEST_MODEL_ID").is_some() || std::env::var_os("TRIAGE_MODEL_ID").is_some()
+    {
         let sdk = shared::runtime::aws_config().await;
-        api.reranker = organisations::bedrock_reranker(&sdk, |name| std::env::var(name).ok());
+        let lookup = |name: &str| std::env::var(name).ok();
+        api.reranker = organisations::bedrock_reranker(&sdk, lookup);
+        api.urgency_model = integrations::urgency_model(&sdk, lookup);
     }
     let import_master = env_secret("IMPORT_SECRET");
     if let Some(master) = &import_master {

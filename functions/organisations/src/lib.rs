@@ -30,7 +30,7 @@ use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{FixLookup, Narrow, OrganisationStore, SessionReader, StoreResult};
 use shared::validate::{self, Validator};
 
-use crate::rerank::{BedrockReranker, Reranker};
+use crate::rerank::Reranker;
 
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]
@@ -120,11 +120,8 @@ pub fn bedrock_reranker(
     sdk: &aws_config::SdkConfig,
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Option<Arc<dyn Reranker>> {
-    let model_id = lookup("SUGGEST_MODEL_ID").filter(|id| !id.trim().is_empty())?;
-    Some(Arc::new(BedrockReranker {
-        client: aws_sdk_bedrockruntime::Client::new(sdk),
-        model_id: model_id.trim().to_string(),
-    }))
+    let model = shared::bedrock::Converse::from_lookup(sdk, "SUGGEST_MODEL_ID", lookup)?;
+    Some(Arc::new(model))
 }
 
 impl FromRef<OrganisationsState> for Authenticator {

@@ -7,11 +7,9 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use aws_sdk_bedrockruntime::types::{
-    ContentBlock, ConversationRole, InferenceConfiguration, Message, SystemContentBlock,
-};
 use serde::{Deserialize, Serialize};
 
+use shared::bedrock::{Converse, json_object, withhold_numbers};
 use shared::matcher::score::{Ranked, SUGGESTION_THRESHOLD};
 use shared::store::BoxError;
 
@@ -59,41 +57,9 @@ means none). A wrong pick attaches a stranger's call to a client, so prefer none
 Answer with one JSON object and nothing else: \
 {\"clientId\": <id of a candidate, or null>, \"confidence\": <0-100>, \"reason\": \"<one short sentence>\"}";
 
-/// The summary with every run of six or more digits withheld: national ids and phone numbers
-/// never leave for the model (the matcher has already weighed them).
-pub fn withhold_numbers(summary: &str) -> String {
-    let mut out = String::with_capacity(summary.len());
-    let mut run = String::new();
-    let flush = |run: &mut String, out: &mut String| {
-        let digits = run.chars().filter(char::is_ascii_digit).count();
-        if digits >= 6 {
-            // Separators after the last digit belong to the sentence, not the number.
-            let number = run.trim_end_matches(|c: char| !c.is_ascii_digit());
-            out.push_str("[number withheld]");
-            out.push_str(&run[number.len()..]);
-        } else {
-            out.push_str(run);
-        }
-        run.clear();
-    };
-    for c in summary.chars() {
-        let continues = !run.is_empty() && matches!(c, ' ' | '-' | '.' | '/');
-        if c.is_ascii_digit() || (c == '+' && run.is_empty()) || continues {
-            run.push(c);
-        } else {
-            flush(&mut run, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut run, &mut out);
-    out
-}
-
-/// The model's JSON object out of its text, tolerating prose or a code fence around it.
+/// The model's JSON object out of its text, checked.
 pub fn parse_choice(text: &str) -> Result<ModelChoice, BoxError> {
-    let start = text.find('{').ok_or("no JSON object in the answer")?;
-    let end = text.rfind('}').ok_or("no JSON object in the answer")?;
-    let choice: ModelChoice = serde_json::from_str(text.get(start..=end).unwrap_or_default())?;
+    let choice: ModelChoice = json_object(text)?;
     if !(0..=100).contains(&choice.confidence) {
         return Err(format!("confidence {} is not 0-100", choice.confidence).into());
     }
@@ -179,14 +145,8 @@ pub async fn rerank(
     }
 }
 
-/// The Bedrock Converse client for one model.
-pub struct BedrockReranker {
-    pub client: aws_sdk_bedrockruntime::Client,
-    pub model_id: String,
-}
-
 #[async_trait]
-impl Reranker for BedrockReranker {
+impl Reranker for Converse {
     async fn choose(
         &self,
         summary: &str,
@@ -196,38 +156,7 @@ impl Reranker for BedrockReranker {
             "Call summary:\n{summary}\n\nCandidates (JSON):\n{}",
             serde_json::to_string_pretty(candidates)?
         );
-        let out = self
-            .client
-            .converse()
-            .model_id(&self.model_id)
-            .system(SystemContentBlock::Text(SYSTEM_PROMPT.into()))
-            .messages(
-                Message::builder()
-                    .role(ConversationRole::User)
-                    .content(ContentBlock::Text(prompt))
-                    .build()?,
-            )
-            .inference_config(
-                InferenceConfiguration::builder()
-                    .max_tokens(300)
-                    .temperature(0.0)
-                    .build(),
-            )
-            .send()
-            .await?;
-        let text: String = out
-            .output()
-            .and_then(|output| output.as_message().ok())
-            .map(|message| {
-                message
-                    .content()
-                    .iter()
-                    .filter_map(|block| block.as_text().ok())
-                    .cloned()
-                    .collect()
-            })
-            .ok_or("the model answered without a message")?;
-        parse_choice(&text)
+        parse_choice(&self.ask(SYSTEM_PROMPT, prompt, 300).await?)
     }
 }
 
@@ -244,18 +173,6 @@ mod tests {
             confidence,
             reason: "first name 'karin' match".into(),
         }
-    }
-
-    #[test]
-    fn national_ids_and_phone_numbers_are_withheld_but_street_numbers_stay() {
-        assert_eq!(
-            withhold_numbers("Karin, 19360712-3522, Storgatan 12, 723 76 Västerås, 070-123 45 67."),
-            "Karin, [number withheld], Storgatan 12, 723 76 Västerås, [number withheld]."
-        );
-        assert_eq!(
-            withhold_numbers("ring +46 70 123 45 67 eller 3607123522"),
-            "ring [number withheld] eller [number withheld]"
-        );
     }
 
     #[test]

@@ -58,6 +58,19 @@ impl From<triage::Category> for AlertCategory {
 }
 
 impl AlertCategory {
+    /// Whether an alert of this category is `urgent` (the others are `concern`).
+    pub fn is_urgent(self) -> bool {
+        !matches!(
+            self,
+            Self::Pain
+                | Self::NotEating
+                | Self::Medication
+                | Self::LowMood
+                | Self::Confusion
+                | Self::Other
+        )
+    }
+
     /// The category as an SMS names it.
     fn described(self) -> &'static str {
         match self {
