@@ -60,7 +60,12 @@ impl StandIn {
             .lock()
             .unwrap()
             .iter()
-            .map(|(_, body)| body["messages"][0]["content"][0]["text"].as_str().unwrap_or_default().to_string())
+            .map(|(_, body)| {
+                body["messages"][0]["content"][0]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
             .collect()
     }
 }

@@ -85,8 +85,9 @@ async fn the_models_pick_among_the_candidates_becomes_the_suggestion() {
 async fn no_national_id_or_phone_number_reaches_the_model() {
     let (app, stand_in) = spawn_with_model().await;
     let token = app.login(NORR).await;
-    stand_in.answer_with(Behaviour::Answer(r#"{"clientId": null, "confidence": 10, "reason": "unsure"}"#.into()),
-    );
+    stand_in.answer_with(Behaviour::Answer(
+        r#"{"clientId": null, "confidence": 10, "reason": "unsure"}"#.into(),
+    ));
     let fixture: Value = serde_json::from_str(evaluation::FIXTURE).unwrap();
     let olof = &fixture["clients"][0];
     assert_eq!(olof["name"], "Olof Forsberg");

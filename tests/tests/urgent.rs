@@ -406,10 +406,16 @@ async fn a_configured_model_may_raise_a_call_to_urgent_but_never_lower_one() {
         "The language model: sudden confusion and a weak arm"
     );
     let prompt = &stand_in.prompts()[0];
-    assert!(prompt.contains("Något är väldigt konstigt idag"), "{prompt}");
+    assert!(
+        prompt.contains("Något är väldigt konstigt idag"),
+        "{prompt}"
+    );
     assert!(prompt.contains("[number withheld]"), "{prompt}");
     assert!(!prompt.contains("070-123"), "{prompt}");
-    assert!(!prompt.contains("hemtjänstens assistent"), "never the agent's lines: {prompt}");
+    assert!(
+        !prompt.contains("hemtjänstens assistent"),
+        "never the agent's lines: {prompt}"
+    );
 
     // A call the triage finds urgent is not asked about; a calm verdict never lowers it.
     stand_in.answer_with(Behaviour::Answer(
@@ -425,7 +431,12 @@ async fn a_configured_model_may_raise_a_call_to_urgent_but_never_lower_one() {
         stand_in.answer_with(behaviour);
         let started = std::time::Instant::now();
         let id = format!("m-{}", stand_in.prompts().len() + 10);
-        deliver(&app, 1, &ended(&id, &id, CLIENT_3, "Jag vill bara prata lite.")).await;
+        deliver(
+            &app,
+            1,
+            &ended(&id, &id, CLIENT_3, "Jag vill bara prata lite."),
+        )
+        .await;
         assert!(started.elapsed() < Duration::from_millis(4500));
     }
     assert_eq!(urgent_alerts(&app, &token).await.len(), 2);
@@ -437,7 +448,9 @@ async fn an_urgent_call_adds_the_alert_id_and_its_first_step_to_the_calls_reques
     let app = spawn(Backend::DynamoDb, true).await;
     app.login(KARIN).await;
     let count = |app: &TestApp| {
-        let counts = app.take_dynamo_requests().expect("DynamoDB counts requests");
+        let counts = app
+            .take_dynamo_requests()
+            .expect("DynamoDB counts requests");
         let mut listed: Vec<(String, usize)> = counts.into_iter().collect();
         listed.sort();
         listed

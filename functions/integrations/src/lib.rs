@@ -16,6 +16,7 @@ use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 
 use events::{CallAnalyzed, CallEnded, CallFailed, VoiceEvent};
+use second_opinion::UrgencyModel;
 use shared::audit::{AccessNote, AuditLog};
 use shared::clock::Clock;
 use shared::domain::{
@@ -26,7 +27,6 @@ use shared::escalation::Escalator;
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 use shared::ids::{EntryId, PortalId, QuestionnaireId};
 use shared::notify::{SmsSender, SnsSms};
-use second_opinion::UrgencyModel;
 use shared::phone::DefaultRegion;
 use shared::phone::MetadataLoad;
 use shared::records::{Client, PhoneCall, TranscriptLine};

@@ -148,7 +148,9 @@ mod tests {
 
     #[tokio::test]
     async fn the_model_never_lowers_a_finding_and_a_failure_keeps_it() {
-        let calm = Fixed(Ok(r#"{"urgent": false, "category": null, "reason": "fine"}"#));
+        let calm = Fixed(Ok(
+            r#"{"urgent": false, "category": null, "reason": "fine"}"#,
+        ));
         assert_eq!(second_opinion(&calm, "ont", concern()).await, concern());
         let urgent = Some(CallFinding {
             reason: AlertReason::Urgent,

@@ -88,7 +88,8 @@ async fn main() -> Result<(), BoxError> {
         questionnaire_scheduler::SchedulerConfig::from_lookup(time_zone, |name| {
             std::env::var(name).ok()
         })?;
-    if std::env::var_os("SUGGEST_MODEL_ID").is_some() || std::env::var_os("TRIAGE_MODEL_ID").is_some()
+    if std::env::var_os("SUGGEST_MODEL_ID").is_some()
+        || std::env::var_os("TRIAGE_MODEL_ID").is_some()
     {
         let sdk = shared::runtime::aws_config().await;
         let lookup = |name: &str| std::env::var(name).ok();
