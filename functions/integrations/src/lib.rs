@@ -208,6 +208,7 @@ async fn voice_event(
     JsonBytes(body): JsonBytes<EVENT_BODY_LIMIT>,
 ) -> Result<JsonResponse<Ingested>, ApiError> {
     let portal_id = authenticate(&state, &headers, &body)?;
+    shared::domain::warm_triage();
     let delivered = match decode_json::<VoiceEvent>(&body)? {
         VoiceEvent::CallEnded(event) => {
             let event = event.validated(state.region)?;

@@ -23,4 +23,6 @@ pub use outcome::{
 pub use questions::{MAX_QUESTIONS, question_refusal};
 pub use schedule::{Schedule, entry_is_open};
 pub use thread::order_thread;
-pub use urgent::{AckOutcome, AlertCategory, CallFinding, CallOrigin, MAX_WORDS, triage_call};
+pub use urgent::{
+    AckOutcome, AlertCategory, CallFinding, CallOrigin, MAX_WORDS, triage_call, warm_triage,
+};

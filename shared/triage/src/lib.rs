@@ -243,6 +243,12 @@ fn read(analyser: &mut Analyser, call: &CallText) -> Option<Finding> {
     analyser.finish(call)
 }
 
+/// Parses the rules now, so that the first call to `triage` does not (a service starts this on
+/// a thread of its own while its first request waits on the network).
+pub fn warm() {
+    let _ = &*rules::RULES;
+}
+
 /// How the rules read `text`, line by line, for someone changing them: lines separated by
 /// " | ", an agent's line starting "A:", the summary "S:", the caller's otherwise
 /// (`cargo run -p triage --example explain -- 'A:Har du ramlat? | Ja'`).
