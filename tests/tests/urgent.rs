@@ -442,6 +442,35 @@ async fn a_configured_model_may_raise_a_call_to_urgent_but_never_lower_one() {
     assert_eq!(urgent_alerts(&app, &token).await.len(), 2);
 }
 
+/// The README walkthrough's urgent call, against the demo data `local-api` starts with: the
+/// alert it names is 43 (the entries' sequence stands at the demo's last entry, 42).
+#[tokio::test]
+async fn the_readme_walkthroughs_urgent_call_opens_alert_43() {
+    let app = integration_tests::spawn_app(Backend::Memory).await;
+    let token = app.login(KARIN).await;
+    let body = json!({"type":"call.ended","eventId":"evt-9","conversationUuid":"conv-9",
+        "startDate":"2026-11-24T10:00:00Z","endDate":"2026-11-24T10:02:00Z",
+        "fromNumber":"+46731110003","toNumber":"+4687001000","direction":"inbound","requests":[],
+        "transcript":[{"createdAt":"2026-11-24T10:00:05Z","by":"caller","category":1,
+        "message":"Jag har ramlat i badrummet och kommer inte upp."}]});
+    deliver(&app, 1, &body).await;
+    let alerts = urgent_alerts(&app, &token).await;
+    assert_eq!(alerts[0]["id"], 43);
+    let (_, sms) = &alert_messages(&app)[0];
+    assert!(sms.starts_with(
+        "URGENT: Margareta Lindqvist (+46731110003) described a fall in a call just now."
+    ));
+    assert!(sms.ends_with("acknowledge alert 43 in the portal."));
+    let done = app
+        .post_json(
+            "/alerts/43/acknowledge",
+            Some(&token),
+            json!({"note": "The night patrol helped her up; no injury.", "outcome": "helped"}),
+        )
+        .await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.json());
+}
+
 /// What an urgent call adds to a call's DynamoDB requests: one alert id, then the first step.
 #[tokio::test]
 async fn an_urgent_call_adds_the_alert_id_and_its_first_step_to_the_calls_requests() {
