@@ -329,6 +329,26 @@ impl TestApp {
         .await
     }
 
+    /// The SMS sent so far that are not login codes (alerts' messages), as (to, message),
+    /// oldest first.
+    pub fn alert_messages(&self) -> Vec<(String, String)> {
+        self.api
+            .outbox
+            .messages()
+            .into_iter()
+            .filter(|m| m.channel == Channel::Sms && !m.message.contains("login code"))
+            .map(|m| (m.to, m.message))
+            .collect()
+    }
+
+    /// Who the alerts' SMS went to so far, oldest first.
+    pub fn alert_recipients(&self) -> Vec<String> {
+        self.alert_messages()
+            .into_iter()
+            .map(|(to, _)| to)
+            .collect()
+    }
+
     /// The code of the newest SMS sent to `phone`.
     pub fn last_code(&self, phone: &str) -> String {
         let message = self

@@ -7,7 +7,6 @@ use chrono::{DateTime, TimeDelta, Utc};
 use http::StatusCode;
 use integration_tests::{Backend, TestApp, on_both_stores, quiet_demo, spawn_app_with, start_time};
 use serde_json::{Value, json};
-use shared::notify::Channel;
 
 const KARIN: &str = "+46701000001";
 const AHMED: &str = "+46701000002";
@@ -58,21 +57,6 @@ async fn report(app: &TestApp, event: &Value) {
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
 }
 
-/// The SMS the alerts sent so far, as (to, message), oldest first; login codes left out.
-fn alert_messages(app: &TestApp) -> Vec<(String, String)> {
-    app.api
-        .outbox
-        .messages()
-        .into_iter()
-        .filter(|m| m.channel == Channel::Sms && !m.message.contains("login code"))
-        .map(|m| (m.to, m.message))
-        .collect()
-}
-
-fn recipients(app: &TestApp) -> Vec<String> {
-    alert_messages(app).into_iter().map(|(to, _)| to).collect()
-}
-
 async fn alert(app: &TestApp, token: &str, id: &Value) -> Value {
     let answer = app.get(&format!("/alerts/{id}"), Some(token)).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
@@ -104,7 +88,7 @@ async fn an_exhausted_entry_raises_one_alert_and_the_first_contact_in_window_is_
 
     let pass = app.run_scheduler(t0() + TimeDelta::minutes(5)).await;
     assert_eq!(pass["notificationsSent"], 1, "{pass}");
-    let messages = alert_messages(&app);
+    let messages = app.alert_messages();
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0].0, DAY);
     assert!(messages[0].1.starts_with("Gunnel Andersson did not answer"));
@@ -144,7 +128,7 @@ async fn without_acknowledgement_contacts_are_messaged_in_turn_by_window_then_al
     report(&app, &failed("w-1", &id, 1, "busy", t0())).await;
 
     app.run_scheduler(t0()).await;
-    assert_eq!(recipients(&app), [DAY]);
+    assert_eq!(app.alert_recipients(), [DAY]);
     // 12:30 UTC: the night contact (priority 1) and the evening one are outside their windows.
     let waiting = app.run_scheduler(t0() + TimeDelta::minutes(30)).await;
     assert_eq!(waiting["notificationsSent"], 0);
@@ -154,7 +138,7 @@ async fn without_acknowledgement_contacts_are_messaged_in_turn_by_window_then_al
     assert_eq!(shown["nextStepAt"], json!(evening_opens));
 
     app.run_scheduler(evening_opens).await;
-    assert_eq!(recipients(&app), [DAY, EVENING], "16:00 Stockholm");
+    assert_eq!(app.alert_recipients(), [DAY, EVENING], "16:00 Stockholm");
     let night_opens = "2026-11-20T21:00:00Z".parse::<DateTime<Utc>>().unwrap();
     app.run_scheduler(evening_opens + TimeDelta::minutes(30))
         .await;
@@ -163,31 +147,35 @@ async fn without_acknowledgement_contacts_are_messaged_in_turn_by_window_then_al
         json!(night_opens)
     );
     app.run_scheduler(night_opens).await;
-    assert_eq!(recipients(&app), [DAY, EVENING, NIGHT], "22:00 Stockholm");
+    assert_eq!(
+        app.alert_recipients(),
+        [DAY, EVENING, NIGHT],
+        "22:00 Stockholm"
+    );
 
     // Everyone had a turn: all at once, each inside their window.
     app.run_scheduler(night_opens + TimeDelta::minutes(30))
         .await;
-    assert_eq!(recipients(&app), [DAY, EVENING, NIGHT, NIGHT]);
+    assert_eq!(app.alert_recipients(), [DAY, EVENING, NIGHT, NIGHT]);
     let shown = alert(&app, &token, &id).await;
     assert_eq!(shown["notifications"][3]["round"], "all");
     let morning = "2026-11-21T06:00:00Z".parse::<DateTime<Utc>>().unwrap();
     assert_eq!(shown["nextStepAt"], json!(morning), "07:00 Stockholm");
     app.run_scheduler(morning).await;
-    assert_eq!(recipients(&app)[4..], [DAY]);
+    assert_eq!(app.alert_recipients()[4..], [DAY]);
     let afternoon = "2026-11-21T15:00:00Z".parse::<DateTime<Utc>>().unwrap();
     assert_eq!(
         alert(&app, &token, &id).await["nextStepAt"],
         json!(afternoon)
     );
     app.run_scheduler(afternoon).await;
-    assert_eq!(recipients(&app)[4..], [DAY, EVENING]);
+    assert_eq!(app.alert_recipients()[4..], [DAY, EVENING]);
     let shown = alert(&app, &token, &id).await;
     assert_eq!(shown["escalation"], "all_notified");
     assert_eq!(shown["status"], "open", "stays open for staff");
     assert_eq!(shown["nextStepAt"], Value::Null);
     app.run_scheduler(afternoon + TimeDelta::hours(5)).await;
-    assert_eq!(recipients(&app).len(), 6, "never again");
+    assert_eq!(app.alert_recipients().len(), 6, "never again");
 }
 
 async fn acknowledging_stops_the_escalation_once_and_records_who(backend: Backend) {
@@ -196,7 +184,7 @@ async fn acknowledging_stops_the_escalation_once_and_records_who(backend: Backen
     let id = first_attempt(&app, &token, t0(), 1).await;
     report(&app, &failed("a-1", &id, 1, "invalid_number", t0())).await;
     app.run_scheduler(t0()).await;
-    assert_eq!(recipients(&app), [DAY]);
+    assert_eq!(app.alert_recipients(), [DAY]);
 
     let path = format!("/alerts/{id}/acknowledge");
     let missing = app.post_json(&path, Some(&token), json!({})).await;
@@ -224,7 +212,7 @@ async fn acknowledging_stops_the_escalation_once_and_records_who(backend: Backen
         .await;
     second.problem(StatusCode::CONFLICT);
     app.run_scheduler(t0() + TimeDelta::hours(12)).await;
-    assert_eq!(recipients(&app), [DAY], "nobody more");
+    assert_eq!(app.alert_recipients(), [DAY], "nobody more");
     let open = app.get("/alerts?status=open", Some(&token)).await.json();
     assert_eq!(open, json!([]));
     let acknowledged = app
@@ -360,7 +348,7 @@ async fn concurrent_passes_and_repeated_reports_raise_one_alert_and_send_each_me
         5,
         "{a:?} {b:?}"
     );
-    assert_eq!(recipients(&app), [DAY; 5]);
+    assert_eq!(app.alert_recipients(), [DAY; 5]);
     let alerts = app.get("/alerts", Some(&token)).await.json();
     assert_eq!(alerts.as_array().unwrap().len(), 5);
 
@@ -372,7 +360,7 @@ async fn concurrent_passes_and_repeated_reports_raise_one_alert_and_send_each_me
         5,
         "evening contact, once each"
     );
-    assert_eq!(recipients(&app)[5..], [EVENING; 5]);
+    assert_eq!(app.alert_recipients()[5..], [EVENING; 5]);
 
     // Paging through them two at a time.
     let first = app.get("/alerts?limit=2", Some(&token)).await;

@@ -11,7 +11,6 @@ use http::StatusCode;
 use integration_tests::bedrock::{Behaviour, StandIn};
 use integration_tests::{Backend, TestApp, on_both_stores, quiet_demo, spawn_app_with, start_time};
 use serde_json::{Value, json};
-use shared::notify::Channel;
 
 const KARIN: &str = "+46701000001";
 /// Lidingö's admin (portal 2).
@@ -85,21 +84,6 @@ async fn deliver(app: &TestApp, portal: i32, event: &Value) {
     assert!(answer.status.is_success(), "{}", answer.json());
 }
 
-/// The SMS sent so far, as (to, message), oldest first; login codes left out.
-fn alert_messages(app: &TestApp) -> Vec<(String, String)> {
-    app.api
-        .outbox
-        .messages()
-        .into_iter()
-        .filter(|m| m.channel == Channel::Sms && !m.message.contains("login code"))
-        .map(|m| (m.to, m.message))
-        .collect()
-}
-
-fn recipients(app: &TestApp) -> Vec<String> {
-    alert_messages(app).into_iter().map(|(to, _)| to).collect()
-}
-
 async fn urgent_alerts(app: &TestApp, token: &str) -> Vec<Value> {
     let answer = app.get("/alerts?reason=urgent", Some(token)).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
@@ -113,8 +97,8 @@ async fn an_urgent_call_opens_an_alert_and_its_sms_leave_within_the_same_request
 
     // No scheduler pass has run: the delivery itself sent the SMS. At 13:00 in Stockholm
     // only the day contact is inside their window.
-    let messages = alert_messages(&app);
-    assert_eq!(recipients(&app), [DAY], "{messages:?}");
+    let messages = app.alert_messages();
+    assert_eq!(app.alert_recipients(), [DAY], "{messages:?}");
     let sms = &messages[0].1;
     assert!(sms.starts_with("URGENT: Margareta Lindqvist (+46731110003) described a fall"));
     assert!(!sms.contains("ramlat"), "never the caller's words: {sms}");
@@ -179,7 +163,7 @@ async fn a_redelivery_and_the_calls_analysis_open_no_second_alert(backend: Backe
     assert_eq!(urgent_alerts(&app, &token).await.len(), 1);
     let all = app.get("/alerts", Some(&token)).await.json();
     assert_eq!(all.as_array().unwrap().len(), 1, "{all}");
-    assert_eq!(recipients(&app), [DAY], "one SMS, sent once");
+    assert_eq!(app.alert_recipients(), [DAY], "one SMS, sent once");
 }
 
 async fn an_analysis_that_arrives_first_is_triaged_with_its_call(backend: Backend) {
@@ -195,7 +179,7 @@ async fn an_analysis_that_arrives_first_is_triaged_with_its_call(backend: Backen
         ),
     )
     .await;
-    assert!(alert_messages(&app).is_empty(), "held until its call");
+    assert!(app.alert_messages().is_empty(), "held until its call");
     deliver(
         &app,
         1,
@@ -205,7 +189,7 @@ async fn an_analysis_that_arrives_first_is_triaged_with_its_call(backend: Backen
     let alerts = urgent_alerts(&app, &token).await;
     assert_eq!(alerts.len(), 1, "{alerts:?}");
     assert_eq!(alerts[0]["category"], "breathing");
-    assert_eq!(recipients(&app), [DAY]);
+    assert_eq!(app.alert_recipients(), [DAY]);
 }
 
 async fn a_concern_found_by_the_analysis_is_raised_to_urgent_not_doubled(backend: Backend) {
@@ -228,8 +212,8 @@ async fn a_concern_found_by_the_analysis_is_raised_to_urgent_not_doubled(backend
     assert_eq!(all[0]["category"], "not_eating");
     let id = all[0]["id"].clone();
     // A concern is escalated as an entry's alert is: the first contact in turn.
-    assert_eq!(recipients(&app), [DAY]);
-    assert!(alert_messages(&app)[0].1.contains("mentioned not eating"));
+    assert_eq!(app.alert_recipients(), [DAY]);
+    assert!(app.alert_messages()[0].1.contains("mentioned not eating"));
 
     deliver(
         &app,
@@ -246,7 +230,7 @@ async fn a_concern_found_by_the_analysis_is_raised_to_urgent_not_doubled(backend
     assert_eq!(all[0]["id"], id);
     assert_eq!(all[0]["reason"], "urgent");
     assert_eq!(all[0]["category"], "chest_pain");
-    let messages = alert_messages(&app);
+    let messages = app.alert_messages();
     assert_eq!(messages.len(), 2, "{messages:?}");
     assert!(messages[1].1.starts_with("URGENT:"));
 }
@@ -255,7 +239,7 @@ async fn with_nobody_on_duty_every_reachable_contact_is_messaged_at_once(backend
     // The demo's only final-outpost contact is the night patrol, outside its window at 13:00.
     let app = spawn(backend, false).await;
     deliver(&app, 1, &ended("n-1", "conv-n", CLIENT_3, FELL)).await;
-    let mut got = recipients(&app);
+    let mut got = app.alert_recipients();
     got.sort();
     assert_eq!(got, [DAY, EVENING, NIGHT]);
 }
@@ -267,7 +251,7 @@ async fn an_unacknowledged_urgent_alert_repeats_until_acknowledged_with_an_outco
     let token = app.login(KARIN).await;
     deliver(&app, 1, &ended("p-1", "conv-p", CLIENT_3, FELL)).await;
     let id = urgent_alerts(&app, &token).await[0]["id"].clone();
-    assert_eq!(recipients(&app), [DAY]);
+    assert_eq!(app.alert_recipients(), [DAY]);
 
     let early = app
         .run_scheduler(start_time() + TimeDelta::minutes(4))
@@ -277,11 +261,11 @@ async fn an_unacknowledged_urgent_alert_repeats_until_acknowledged_with_an_outco
         .run_scheduler(start_time() + TimeDelta::minutes(5))
         .await;
     assert_eq!(repeat["notificationsSent"], 1, "{repeat}");
-    assert_eq!(recipients(&app), [DAY, DAY]);
+    assert_eq!(app.alert_recipients(), [DAY, DAY]);
     // 16:10 in Stockholm: the evening contact is on duty now, the day contact no longer.
     let evening = "2026-11-20T15:10:00Z".parse::<DateTime<Utc>>().unwrap();
     app.run_scheduler(evening).await;
-    assert_eq!(recipients(&app), [DAY, DAY, EVENING]);
+    assert_eq!(app.alert_recipients(), [DAY, DAY, EVENING]);
 
     let path = format!("/alerts/{id}/acknowledge");
     let without = app
@@ -308,7 +292,7 @@ async fn an_unacknowledged_urgent_alert_repeats_until_acknowledged_with_an_outco
     assert_eq!(done.json()["outcome"], "helped");
     assert_eq!(done.json()["escalation"], "stopped");
     app.run_scheduler(evening + TimeDelta::hours(1)).await;
-    assert_eq!(recipients(&app).len(), 3, "stopped");
+    assert_eq!(app.alert_recipients().len(), 3, "stopped");
 }
 
 async fn another_portal_cannot_see_or_acknowledge_the_alert(backend: Backend) {
@@ -350,7 +334,7 @@ async fn an_unknown_caller_in_an_emergency_is_escalated_too(backend: Backend) {
     assert_eq!(alerts.len(), 1);
     assert_eq!(alerts[0]["clientId"], 0);
     assert_eq!(alerts[0]["category"], "fire_or_smoke");
-    let messages = alert_messages(&app);
+    let messages = app.alert_messages();
     assert!(
         messages[0]
             .1
@@ -374,7 +358,7 @@ async fn a_call_with_nothing_alarming_opens_no_alert(backend: Backend) {
     )
     .await;
     assert_eq!(app.get("/alerts", Some(&token)).await.json(), json!([]));
-    assert!(alert_messages(&app).is_empty());
+    assert!(app.alert_messages().is_empty());
 }
 
 /// `TRIAGE_MODEL_ID`: a stand-in Bedrock model whose second opinion may raise a call to urgent
@@ -456,7 +440,7 @@ async fn the_readme_walkthroughs_urgent_call_opens_alert_43() {
     deliver(&app, 1, &body).await;
     let alerts = urgent_alerts(&app, &token).await;
     assert_eq!(alerts[0]["id"], 43);
-    let (_, sms) = &alert_messages(&app)[0];
+    let (_, sms) = &app.alert_messages()[0];
     assert!(sms.starts_with(
         "URGENT: Margareta Lindqvist (+46731110003) described a fall in a call just now."
     ));
