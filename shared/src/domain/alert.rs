@@ -170,10 +170,27 @@ impl Alert {
     ) -> Self {
         Self {
             id: entry.id,
-            portal_id,
-            client_id: entry.client_id,
             questionnaire_id: Some(entry.questionnaire_id),
             questionnaire_client_id: Some(entry.id),
+            attempts,
+            ..Self::opened(portal_id, entry.client_id, reason, at)
+        }
+    }
+
+    /// A new alert of a portal's client, open and due for its first step at `at`, with nothing
+    /// sent yet: what every alert starts as, whatever raised it.
+    pub(crate) fn opened(
+        portal_id: i32,
+        client_id: i32,
+        reason: AlertReason,
+        at: Timestamp,
+    ) -> Self {
+        Self {
+            id: 0,
+            portal_id,
+            client_id,
+            questionnaire_id: None,
+            questionnaire_client_id: None,
             phone_call_id: None,
             client_number: None,
             reason,
@@ -181,7 +198,7 @@ impl Alert {
             words: None,
             status: AlertStatus::Open,
             created_at: at,
-            attempts,
+            attempts: Vec::new(),
             escalation: EscalationState::Notifying,
             next_step_at: Some(at),
             notifications: Vec::new(),

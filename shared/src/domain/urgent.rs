@@ -203,26 +203,11 @@ impl Alert {
     /// by the store when it is written.
     pub fn of_call(origin: CallOrigin, finding: CallFinding, at: Timestamp) -> Self {
         Self {
-            id: 0,
-            portal_id: origin.portal_id,
-            client_id: origin.client_id,
-            questionnaire_id: None,
-            questionnaire_client_id: None,
             phone_call_id: Some(origin.phone_call_id),
             client_number: origin.client_number,
-            reason: finding.reason,
             category: Some(finding.category),
             words: Some(finding.words),
-            status: AlertStatus::Open,
-            created_at: at,
-            attempts: Vec::new(),
-            escalation: EscalationState::Notifying,
-            next_step_at: Some(at),
-            notifications: Vec::new(),
-            acknowledged_at: None,
-            acknowledged_by: None,
-            note: None,
-            outcome: None,
+            ..Self::opened(origin.portal_id, origin.client_id, finding.reason, at)
         }
     }
 
