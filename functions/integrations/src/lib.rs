@@ -4,6 +4,7 @@
 //! `call.failed` reports become attempt outcomes that set a questionnaire entry's next try.
 //! Deliveries are idempotent by `eventId` and may arrive in any order.
 
+mod call_alerts;
 pub mod events;
 pub mod second_opinion;
 
@@ -15,13 +16,13 @@ use axum::routing::post;
 use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 
+pub use call_alerts::urgency_model;
+use call_alerts::{analysis_alert, call_alert, escalate_at_once, triaged};
 use events::{CallAnalyzed, CallEnded, CallFailed, VoiceEvent};
 use second_opinion::UrgencyModel;
 use shared::audit::{AccessNote, AuditLog};
 use shared::clock::Clock;
-use shared::domain::{
-    Alert, AttemptOutcome, CallFinding, CallOrigin, CallOutcome, Delays, Effect, triage_call,
-};
+use shared::domain::{AttemptOutcome, CallOutcome, Delays, Effect, triage_call};
 use shared::error::{ApiError, Problem};
 use shared::escalation::Escalator;
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
@@ -34,8 +35,8 @@ use shared::runtime::{Platform, Services};
 use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
-    AlertWrite, CallAlert, Conversation, DeliveryState, DueEntry, EntryCompletion, EscalationStore,
-    HeldAnalysis, IngestStore, Narrow, NewCall, NewRequest, OutcomeReport, RecordedAnalysis,
+    Conversation, DeliveryState, DueEntry, EntryCompletion, EscalationStore, HeldAnalysis,
+    IngestStore, Narrow, NewCall, NewRequest, OutcomeReport, RecordedAnalysis,
 };
 use shared::webhook::{self, SignatureError};
 
@@ -101,27 +102,6 @@ impl IntegrationsState {
         let mut state = Self::new(&platform.services, master.into(), Arc::new(sms), delays);
         state.urgency_model = urgency_model(&platform.sdk, |name| std::env::var(name).ok());
         Ok(state)
-    }
-}
-
-/// The Bedrock model of `TRIAGE_MODEL_ID`, when it is set (and not empty).
-pub fn urgency_model(
-    sdk: &aws_config::SdkConfig,
-    lookup: impl Fn(&str) -> Option<String>,
-) -> Option<Arc<dyn UrgencyModel>> {
-    let model = shared::bedrock::Converse::from_lookup(sdk, "TRIAGE_MODEL_ID", lookup)?;
-    Some(Arc::new(model))
-}
-
-/// The triage's finding, with the model's second opinion when one is configured.
-async fn triaged(
-    state: &IntegrationsState,
-    found: Option<CallFinding>,
-    text: impl FnOnce() -> String,
-) -> Option<CallFinding> {
-    match &state.urgency_model {
-        Some(model) => second_opinion::second_opinion(model.as_ref(), &text(), found).await,
-        None => found,
     }
 }
 
@@ -254,55 +234,6 @@ async fn voice_event(
         }
         Delivered::Unchanged(call_id) => Ok(Ingested::answer(call_id)),
     }
-}
-
-/// The first step of the alert a delivery has just opened or raised: its SMS leave within the
-/// request. A failure here loses nothing: the alert is stored and due, and the scheduler's
-/// next pass takes the step.
-async fn escalate_at_once(state: &IntegrationsState, portal_id: i32, alert: CallAlert) {
-    let now = state.clock.now();
-    match state
-        .escalator
-        .step_now(PortalId(portal_id), alert.alert_id, now)
-        .await
-    {
-        Ok(step) => tracing::info!(
-            portal_id,
-            alert = alert.alert_id,
-            reason = ?alert.reason,
-            sent = step.map_or(0, |s| s.sent),
-            failed = step.map_or(0, |s| s.failed),
-            "alert opened by the call's triage"
-        ),
-        Err(error) => tracing::warn!(
-            portal_id,
-            alert = alert.alert_id,
-            error = %shared::error::error_chain(&error),
-            "alert stored; its first step is left to the scheduler"
-        ),
-    }
-}
-
-/// The alert a call's triage raises, without its id and call id (the store gives both).
-fn call_alert(
-    portal_id: i32,
-    client_id: i32,
-    client_number: Option<&str>,
-    finding: Option<CallFinding>,
-    now: shared::records::Timestamp,
-) -> Option<Alert> {
-    finding.map(|finding| {
-        Alert::of_call(
-            CallOrigin {
-                portal_id,
-                client_id,
-                phone_call_id: 0,
-                client_number: client_number.map(str::to_string),
-            },
-            finding,
-            now,
-        )
-    })
 }
 
 /// What a delivery did: wrote a client's call (logged as an access), or wrote nothing of one
@@ -755,53 +686,6 @@ async fn call_analyzed(
             );
             return Ok(delivered);
         }
-    }
-}
-
-/// What an analysis does to its call's alert: opens one when the call has none and the triage
-/// of the summary and analysis finds something; raises a concern alert to urgent when it finds
-/// an emergency; otherwise nothing (never a second alert).
-async fn analysis_alert(
-    state: &IntegrationsState,
-    portal_id: i32,
-    conversation: &Conversation,
-    analysis: &shared::store::Analysis,
-) -> Result<Option<AlertWrite>, ApiError> {
-    let text: Vec<&str> = [
-        &analysis.summary,
-        &analysis.purpose,
-        &analysis.satisfaction_reason,
-    ]
-    .into_iter()
-    .filter_map(|field| field.as_deref())
-    .collect();
-    let text = text.join(". ");
-    let found = triaged(state, triage_call(&[], &[], Some(&text)), || text.clone()).await;
-    let Some(finding) = found else {
-        return Ok(None);
-    };
-    let now = state.clock.now();
-    match conversation.alert {
-        None => Ok(call_alert(
-            portal_id,
-            conversation.client_id,
-            conversation.client_number.as_deref(),
-            Some(finding),
-            now,
-        )
-        .map(AlertWrite::Open)),
-        Some(existing) if finding.outranks(existing.reason) => {
-            let stored = state
-                .escalator
-                .alerts
-                .alert_to_step(PortalId(portal_id), existing.alert_id)
-                .await?;
-            Ok(stored.map(|stored| AlertWrite::RaiseTo {
-                version: stored.version,
-                alert: stored.alert.raised_to(finding, now),
-            }))
-        }
-        Some(_) => Ok(None),
     }
 }
 
