@@ -22,7 +22,7 @@ use crate::normalise::Tokens;
 use crate::rules::{
     Dialogue, Direction, FOR_AGENT, FOR_REPLY, FOR_TEXT, Hit, Kind, Paths, Role, Rules,
 };
-use crate::{CallText, Category, Finding, Source};
+use crate::{CallText, Category, Finding, Source, Speaker};
 
 /// A caller reply longer than this many words is not a short answer (it is read on its own).
 const MAX_REPLY_WORDS: usize = 8;
@@ -529,6 +529,58 @@ impl<'r> Analyser<'r> {
             evidence,
             source,
         })
+    }
+
+    /// The first agent line that tells the client help is coming now, as (line, sentence):
+    /// a statement with a dispatch phrase and no negation or "if" in it ("Jag skickar hjälp
+    /// direkt", not "Om du ramlar skickar vi hjälp" nor "Behöver jag skicka hjälp?").
+    pub(crate) fn dispatched(&mut self, call: &CallText) -> Option<(usize, String)> {
+        let rules = self.rules;
+        for (index, line) in call.transcript.iter().enumerate() {
+            if line.by != Speaker::Agent {
+                continue;
+            }
+            self.toks.fill(line.message);
+            let lang = collect(
+                rules,
+                &self.toks,
+                &mut self.paths,
+                &mut self.hits,
+                FOR_AGENT,
+            );
+            let mut i = 0;
+            for si in 0..self.toks.sents.len() {
+                let mut j = i;
+                while j < self.hits.len() && self.hits[j].0 == si {
+                    j += 1;
+                }
+                let hits = &self.hits[i..j];
+                i = j;
+                let role = |h: &Hit| &rules.patterns[h.pattern as usize];
+                let promises = hits.iter().any(|(_, h)| {
+                    role(h).role == Role::Dialogue(Dialogue::Dispatch) && role(h).lang & lang != 0
+                });
+                let hedged = hits.iter().any(|(_, h)| {
+                    matches!(
+                        role(h).role,
+                        Role::Modifier {
+                            kind: Kind::Negated | Kind::Hypothetical,
+                            ..
+                        }
+                    )
+                });
+                if promises && !hedged && !self.is_closed_question(si, hits) {
+                    let s = self.toks.sents[si];
+                    let sentence = line
+                        .message
+                        .get(s.orig_start..s.orig_end)
+                        .unwrap_or(line.message)
+                        .trim();
+                    return Some((index, sentence.to_owned()));
+                }
+            }
+        }
+        None
     }
 
     /// Whether sentence `si` of `self.toks` is a yes/no question: it ends with "?" or starts

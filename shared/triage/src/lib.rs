@@ -3,7 +3,8 @@
 //! the word lists and rules are data in `rules/` (see `rules/SOURCES.md`), applied with
 //! ConText-style scopes (negated, historical, hypothetical, someone elsewhere, figurative) in
 //! `context`. Only the caller's lines, the noted requests and the summary count; an agent's
-//! yes/no question counts when the caller answers it with a short yes.
+//! yes/no question counts when the caller answers it with a short yes, and an agent's promise
+//! that help is coming makes the call urgent whatever the caller said.
 
 mod context;
 mod normalise;
@@ -167,6 +168,9 @@ pub enum Source {
     Request(usize),
     /// The summary.
     Summary,
+    /// An agent line, by index into `CallText::transcript`: the agent told the client that
+    /// help is on its way.
+    AgentLine(usize),
 }
 
 /// The most severe thing found in a call.
@@ -240,7 +244,21 @@ fn read(analyser: &mut Analyser, call: &CallText) -> Option<Finding> {
     if let Some(summary) = call.summary {
         analyser.summary(summary);
     }
-    analyser.finish(call)
+    let found = analyser.finish(call);
+    if found.as_ref().is_some_and(|f| f.level == Level::Urgent) {
+        return found;
+    }
+    // The agent told the client help is coming: a person must be told, whatever the words
+    // before it (a symptom the rules do not know yet still gets its alarm).
+    match analyser.dispatched(call) {
+        Some((line, evidence)) => Some(Finding {
+            level: Level::Urgent,
+            category: Category::OtherEmergency,
+            evidence,
+            source: Source::AgentLine(line),
+        }),
+        None => found,
+    }
 }
 
 /// Parses the rules now, so that the first call to `triage` does not (a service starts this on

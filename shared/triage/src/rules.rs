@@ -127,6 +127,9 @@ pub(crate) enum Dialogue {
     /// A word for the client in the third person ("brukaren", "the client"): the summary's
     /// subject, as "jag" is the caller's.
     Client,
+    /// The agent tells the client that help is coming now ("Jag skickar hjälp", "Help is on
+    /// the way"): a promise a person must keep, whatever the caller's words were.
+    Dispatch,
 }
 
 /// What a pattern is for.
@@ -357,7 +360,8 @@ fn used_for(role: Role) -> u8 {
             Dialogue::OpenQuestion
             | Dialogue::ClosedQuestion
             | Dialogue::SecondPerson
-            | Dialogue::Inability(_),
+            | Dialogue::Inability(_)
+            | Dialogue::Dispatch,
         ) => FOR_AGENT,
         Role::Dialogue(
             Dialogue::FirstPerson
@@ -1031,6 +1035,7 @@ fn parse_dialogue<'a>(f: &[&'a str]) -> Result<(Role, &'a str), String> {
         "second_person" => Dialogue::SecondPerson,
         "present" => Dialogue::Present,
         "client" => Dialogue::Client,
+        "dispatch" => Dialogue::Dispatch,
         other => match other.strip_prefix("inability:").and_then(Category::parse) {
             Some(c) => Dialogue::Inability(c),
             None => return Err(format!("unknown dialogue kind {other:?}")),

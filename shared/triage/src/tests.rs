@@ -1467,3 +1467,74 @@ fn unseen_wordings_of_every_urgent_category_and_trap_are_triaged_as_labelled() {
         wrong.join("\n")
     );
 }
+
+#[test]
+fn an_agent_promising_help_now_makes_the_call_urgent_whatever_the_caller_said() {
+    assert_eq!(
+        dialogue(&[
+            ('c', "the kitchen is all grey and the beeper is going"),
+            ('a', "I'm sending help right now. Please go outside."),
+        ]),
+        "other_emergency"
+    );
+    assert_eq!(
+        dialogue(&[
+            ('c', "det känns så konstigt i hela mig"),
+            ('a', "Jag ser till att någon kommer till dig direkt."),
+        ]),
+        "other_emergency"
+    );
+    assert_eq!(
+        dialogue(&[('c', "mm ... so tired"), ('a', "Help is on the way.")]),
+        "other_emergency"
+    );
+}
+
+#[test]
+fn an_agent_asking_explaining_or_sending_paperwork_is_no_promise_of_help() {
+    assert_eq!(
+        dialogue(&[
+            ('c', "I wanted to ask about the price list"),
+            ('a', "I'll ask the office to send you the price list."),
+        ]),
+        "none"
+    );
+    assert_eq!(
+        dialogue(&[
+            ('c', "vad händer om jag ramlar i natt"),
+            ('a', "Om du ramlar skickar vi hjälp, tryck bara på larmet."),
+        ]),
+        "none"
+    );
+    assert_eq!(
+        dialogue(&[
+            ('c', "I'm fine, just lonely"),
+            ('a', "Shall I send someone round to see you now?"),
+            ('c', "oh no, that's all right, tomorrow is fine"),
+        ]),
+        "low_mood"
+    );
+}
+
+#[test]
+fn the_agents_promise_is_the_evidence_and_its_line_the_source() {
+    let transcript = [
+        Line {
+            by: Speaker::Caller,
+            message: "there's grey stuff everywhere",
+        },
+        Line {
+            by: Speaker::Agent,
+            message: "Stay low. I'm sending help now.",
+        },
+    ];
+    let call = CallText {
+        transcript: &transcript,
+        requests: &[],
+        summary: None,
+    };
+    let f = triage(&call).expect("a finding");
+    assert_eq!(f.level, Level::Urgent);
+    assert_eq!(f.evidence, "I'm sending help now.");
+    assert_eq!(f.source, Source::AgentLine(1));
+}
