@@ -19,9 +19,12 @@ use triage::{CallText, Level, Line, Speaker, triage};
 // (13.7 %), above the goal's 10 %; this bar keeps it from getting worse.
 const DEV4_MAX_FALSE_ALARM: f64 = 22.0 / 161.0;
 
-// The held-out set's bars: until its first measurement, the goal itself.
-const HOLDOUT_MIN_RECALL: f64 = 1.0;
-const HOLDOUT_MAX_FALSE_ALARM: f64 = MAX_FALSE_ALARM_RATE;
+// The held-out set's first measurement, 2026-11-25: 109 of 140 urgent calls (77.9 %), 26
+// false alarms of 160 (16.2 %). These bars keep the rules from getting worse on it; the goal is
+// not met on it (docs/triage.md). Never tuned on: a change made from its misses needs a new
+// held-out set.
+const HOLDOUT_MIN_RECALL: f64 = 109.0 / 140.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 26.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
