@@ -272,13 +272,20 @@ impl TestApp {
     /// Delivers a voice-platform event for `portal_id`, signed with the portal's webhook secret
     /// at the clock's now, as the platform would.
     pub async fn deliver(&self, portal_id: i32, event: &Value) -> TestResponse {
-        let body = event.to_string().into_bytes();
+        self.signed_post("/integrations/voice/events", portal_id, event)
+            .await
+    }
+
+    /// Posts `body` to one of the voice platform's routes for `portal_id`, signed with the
+    /// portal's webhook secret at the clock's now.
+    pub async fn signed_post(&self, path: &str, portal_id: i32, body: &Value) -> TestResponse {
+        let body = body.to_string().into_bytes();
         let signature = shared::webhook::signature_header(
             &self.api.webhook_secret(portal_id),
             shared::clock::Clock::now(&self.clock).timestamp(),
             &body,
         );
-        self.deliver_raw(Some(&portal_id.to_string()), Some(&signature), body)
+        self.post_signed_raw(path, Some(&portal_id.to_string()), Some(&signature), body)
             .await
     }
 
@@ -289,9 +296,22 @@ impl TestApp {
         signature: Option<&str>,
         body: Vec<u8>,
     ) -> TestResponse {
+        self.post_signed_raw("/integrations/voice/events", portal, signature, body)
+            .await
+    }
+
+    /// Posts to a voice platform's route with exactly these headers (each left out when
+    /// `None`) and body.
+    pub async fn post_signed_raw(
+        &self,
+        path: &str,
+        portal: Option<&str>,
+        signature: Option<&str>,
+        body: Vec<u8>,
+    ) -> TestResponse {
         let mut request = Request::builder()
             .method(Method::POST)
-            .uri("/integrations/voice/events")
+            .uri(path)
             .header("content-type", "application/json");
         if let Some(portal) = portal {
             request = request.header("x-portal-id", portal);

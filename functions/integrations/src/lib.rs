@@ -5,6 +5,7 @@
 //! Deliveries are idempotent by `eventId` and may arrive in any order.
 
 mod call_alerts;
+pub mod caller;
 pub mod events;
 pub mod second_opinion;
 
@@ -35,8 +36,8 @@ use shared::runtime::{Platform, Services};
 use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
-    Conversation, DeliveryState, DueEntry, EntryCompletion, EscalationStore, HeldAnalysis,
-    IngestStore, Narrow, NewCall, NewRequest, OutcomeReport, RecordedAnalysis,
+    CallerStore, Conversation, DeliveryState, DueEntry, EntryCompletion, EscalationStore,
+    HeldAnalysis, IngestStore, Narrow, NewCall, NewRequest, OutcomeReport, RecordedAnalysis,
 };
 use shared::webhook::{self, SignatureError};
 
@@ -48,7 +49,7 @@ pub const MIN_CONTACT: chrono::TimeDelta = chrono::TimeDelta::seconds(15);
 pub const EVENT_BODY_LIMIT: usize = 1024 * 1024;
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(voice_event))]
+#[openapi(paths(voice_event, inbound_call))]
 pub struct ApiDoc;
 
 pub const PORTAL_HEADER: &str = "x-portal-id";
@@ -57,6 +58,11 @@ pub const SIGNATURE_HEADER: &str = "x-signature";
 #[derive(Clone)]
 pub struct IntegrationsState {
     pub store: Arc<dyn IngestStore>,
+    /// The caller context's reads.
+    pub caller: Arc<dyn CallerStore>,
+    /// How long the caller context may take before it answers as for an unknown caller
+    /// (`CALLER_CONTEXT_DEADLINE_MS`).
+    pub caller_deadline: std::time::Duration,
     pub clock: Arc<dyn Clock>,
     /// The master secret every portal's webhook secret is derived from.
     pub webhook_master: Arc<[u8]>,
@@ -77,10 +83,12 @@ impl IntegrationsState {
         delays: Delays,
     ) -> Self
     where
-        S: ?Sized + Narrow<dyn IngestStore> + Narrow<dyn EscalationStore>,
+        S: ?Sized + Narrow<dyn IngestStore> + Narrow<dyn CallerStore> + Narrow<dyn EscalationStore>,
     {
         Self {
             store: services.store(),
+            caller: services.store(),
+            caller_deadline: caller::DEFAULT_DEADLINE,
             clock: services.clock.clone(),
             escalator: Escalator::new(services, sms, delays, Accessor::Triage),
             urgency_model: None,
@@ -100,6 +108,9 @@ impl IntegrationsState {
         let delays = Delays::from_lookup(|name| std::env::var(name).ok())?;
         let sms = SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk));
         let mut state = Self::new(&platform.services, master.into(), Arc::new(sms), delays);
+        if let Some(deadline) = caller::deadline_from(|name| std::env::var(name).ok())? {
+            state.caller_deadline = deadline;
+        }
         state.urgency_model = urgency_model(&platform.sdk, |name| std::env::var(name).ok());
         Ok(state)
     }
@@ -113,8 +124,45 @@ pub fn router(state: IntegrationsState) -> Router {
 /// The bare routes, for `local-api` to merge with the other functions'.
 pub fn routes(state: IntegrationsState) -> Router {
     let audit = state.audit.clone();
-    let routes = Router::new().route("/integrations/voice/events", post(voice_event));
-    shared::audit::logged(routes, audit).with_state(state)
+    let logged = Router::new().route("/integrations/voice/events", post(voice_event));
+    // The caller context logs its read itself, inside its deadline: the layer's fail-closed
+    // 503 would drop a call, where an unknown caller's context keeps it.
+    shared::audit::logged(logged, audit)
+        .route("/integrations/voice/inbound", post(inbound_call))
+        .with_state(state)
+}
+
+/// Tell the agent who is calling
+///
+/// Asked by the voice platform before it answers an inbound call: whether the number is a
+/// known client of the portal (a number shared by two clients is not), their first name, the
+/// language to greet in, how many of their requests are open, and a questionnaire entry due
+/// within 12 hours with its questions, all as string variables. An unknown caller, a withheld
+/// number, or a store that does not answer within the deadline (default 800 ms) gets the
+/// unknown caller's context, never an error. Signed as the events are. Each known caller's
+/// answer is a read of the client in the access log (accessor: the voice platform).
+#[utoipa::path(
+    post, path = "/integrations/voice/inbound", tag = "integrations",
+    params(
+        ("X-Portal-Id" = i32, Header, minimum = 1, description = "The portal the call is for."),
+        ("X-Signature" = String, Header, description = "As for `/integrations/voice/events`."),
+    ),
+    request_body = caller::InboundCall,
+    responses(
+        (status = 200, description = "The caller's context; the unknown caller's when the number is not one client's, or the lookup did not finish in time.", body = caller::CallerContext),
+        (status = 400, description = "A body that is not the JSON described, or a blank `callId`.", body = Problem),
+        (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
+    )
+)]
+async fn inbound_call(
+    State(state): State<IntegrationsState>,
+    headers: HeaderMap,
+    JsonBytes(body): JsonBytes<{ caller::INBOUND_BODY_LIMIT }>,
+) -> Result<JsonResponse<caller::CallerContext>, ApiError> {
+    let portal_id = authenticate(&state, &headers, &body)?;
+    let query = decode_json::<caller::InboundCall>(&body)?.validated(state.region)?;
+    let context = caller::context_in_time(&state, PortalId(portal_id), &query).await;
+    Ok(JsonResponse::ok(context))
 }
 
 /// The answer to a delivery: the call it concerns, `null` while an analysis waits for it.

@@ -11,6 +11,7 @@ pub mod contact_details;
 pub mod dynamo;
 pub mod ingest;
 pub mod limits;
+pub mod live;
 pub mod memory;
 pub mod optimistic;
 pub mod organisations;
@@ -31,6 +32,7 @@ pub use ingest::{
     GivenAnswer, HeldAnalysis, IngestStore, NewCall, NewRequest, NumberedCall, OutcomeReport,
     RecordedAnalysis,
 };
+pub use live::CallerStore;
 pub use organisations::{FixLookup, FixTarget, OrganisationStore};
 pub use phone_calls::PhoneCallReader;
 pub use portals::{ImportContext, ImportGuard, Imported, PortalStore};
@@ -55,6 +57,7 @@ pub trait Store:
     + SchedulerStore
     + OrganisationStore
     + IngestStore
+    + CallerStore
     + SeedWriter
 {
 }
@@ -72,6 +75,7 @@ impl<T> Store for T where
         + SchedulerStore
         + OrganisationStore
         + IngestStore
+        + CallerStore
         + SeedWriter
 {
 }
@@ -115,6 +119,7 @@ narrowing!(
     SchedulerStore,
     OrganisationStore,
     IngestStore,
+    CallerStore,
     SeedWriter,
 );
 

@@ -105,6 +105,10 @@ pub enum Action {
     /// A voice-platform delivery writing a client's call.
     #[serde(rename = "call.ingest")]
     IngestCall,
+    /// `POST /integrations/voice/inbound` (and its provider shapes): what the agent is told
+    /// about a known caller before it answers.
+    #[serde(rename = "call.context")]
+    CallerContext,
     /// `GET /access-log/clients/{id}`.
     #[serde(rename = "access-log.client.read")]
     ReadClientLog,

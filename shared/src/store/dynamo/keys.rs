@@ -28,6 +28,10 @@ pub fn line(id: i32) -> String {
 pub fn request(id: i32) -> String {
     format!("REQ#{}", padded(id))
 }
+/// The `gsi2pk` of a client's requests, wherever their calls are: the caller context counts them.
+pub fn client_requests(portal: i32, client: i32) -> String {
+    format!("REQUESTS#{portal}#{}", padded(client))
+}
 pub fn connected_to(id: i32) -> String {
     format!("CONNECTED#{id}")
 }
@@ -40,6 +44,10 @@ pub const IMPORT_GUARD: &str = "IMPORTGUARD";
 pub const COUNTER: &str = "COUNTER";
 pub fn questionnaire(id: i32) -> String {
     format!("QUESTIONNAIRE#{id}")
+}
+/// The id in a questionnaire's own key (`QUESTIONNAIRE#{id}`), not in a portal's key under it.
+pub fn questionnaire_id(pk: &str) -> Option<i32> {
+    pk.strip_prefix("QUESTIONNAIRE#")?.parse().ok()
 }
 pub fn questionnaire_portal(id: i32, portal: i32) -> String {
     format!("QUESTIONNAIRE#{id}#PORTAL#{portal}")

@@ -126,11 +126,16 @@ impl OrganisationStore for DynamoStore {
             expression
                 .name("#client", "clientId")
                 .name("#portal", "portalId")
+                .name("#byClient", "gsi2pk")
                 .value(":client", n(call.client_id))
-                .value(":portal", n(call.portal_id));
+                .value(":portal", n(call.portal_id))
+                .value(
+                    ":byClient",
+                    s(keys::client_requests(call.portal_id, call.client_id)),
+                );
             writes.push(self.data_update(
                 key(keys::call(call.id), Some(&keys::request(request.id))),
-                "SET #client = :client, #portal = :portal",
+                "SET #client = :client, #portal = :portal, #byClient = :byClient",
                 "attribute_exists(pk)",
                 expression,
             )?);

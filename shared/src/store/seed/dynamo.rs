@@ -10,7 +10,7 @@ use crate::records::{Answer, ClientRequest, PhoneCall, TranscriptLine};
 use crate::store::auth::dynamo::ACCOUNT_ORGANISATION;
 use crate::store::clients::dynamo::{client_item, national_id_claim};
 use crate::store::dynamo::errors::classify;
-use crate::store::dynamo::items::{Item, data_keys, key, n, padded, to_item};
+use crate::store::dynamo::items::{Item, data_keys, key, n, padded, s, to_item};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::questionnaires::dynamo::QUESTIONNAIRE_OWNER;
 use crate::store::questionnaires::dynamo::entry_item;
@@ -45,13 +45,21 @@ pub(crate) fn call_items(
     Ok((line_items, record))
 }
 
+/// A request, under its call, and in `gsi2` under its client once it has one.
 pub(crate) fn request_item(request: &ClientRequest) -> StoreResult<Item> {
     let keys = data_keys(
         keys::call(request.phone_call_id),
         keys::request(request.id),
         None,
     );
-    to_item(request, keys)
+    let mut item = to_item(request, keys)?;
+    if request.client_id > 0 {
+        item.insert(
+            "gsi2pk".into(),
+            s(keys::client_requests(request.portal_id, request.client_id)),
+        );
+    }
+    Ok(item)
 }
 
 /// An answer, kept with the entries of the client's portal.
