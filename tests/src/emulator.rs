@@ -341,6 +341,19 @@ pub fn check_shape(name: &str, body: &Value) {
         "integrations-voice-call-failed" => {
             assert_eq!(*body, serde_json::json!({"phoneCallId": null}), "{name}")
         }
+        "integrations-voice-inbound" => {
+            let variables = &body["variables"];
+            has(
+                variables,
+                &[
+                    "knownCaller",
+                    "firstName",
+                    "openRequests",
+                    "questionnaireClientId",
+                ],
+            );
+            assert_eq!(variables["knownCaller"], "true", "{name}: {body}");
+        }
         _ => {}
     }
 }

@@ -44,6 +44,8 @@ const URGENT_CALL_LOGGED: &str = "the call's 5 + 1 alert id + the alert's first 
      client name, contacts, step, disclosure record)";
 const TRANSACTION_LOGGED: &str = "1 transaction per 100 records + access record";
 const OUTCOME_LOGGED: &str = "delivery read + entry read + 1 transaction + access record";
+const CALLER_CONTEXT: &str = "client by number + open requests + questionnaires + the client's \
+     entries + access record";
 const EXTRACT: &str = "client check + read + access record";
 const REVIEW: &str =
     "read of the period's record ids + read of the drawn records + review + access record";
@@ -112,6 +114,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     write("integrations-voice-call-ended-urgent", "integrations", 200, (11, URGENT_CALL_LOGGED)),
     write("integrations-voice-call-analyzed", "integrations", 200, (2, TRANSACTION_LOGGED)),
     write("integrations-voice-call-failed", "integrations", 200, (4, OUTCOME_LOGGED)),
+    read("integrations-voice-inbound", "integrations", (5, CALLER_CONTEXT)),
     read("access-log-client-extract", "access-log", (3, EXTRACT)),
     read("access-log-list", "access-log", (2, READ_LOGGED)),
     write("access-log-record-review", "access-log", 201, (4, REVIEW)),

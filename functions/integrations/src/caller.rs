@@ -16,9 +16,6 @@ use shared::validate::{self, Validator};
 
 use crate::{IntegrationsState, client_for_number};
 
-/// A caller-context request is three short fields.
-pub const INBOUND_BODY_LIMIT: usize = 4 * 1024;
-
 /// How long the handler may take before it answers with the unknown caller's context, unless
 /// `CALLER_CONTEXT_DEADLINE_MS` says otherwise: well inside the shortest platform timeout
 /// that matters here (Vapi's 7.5 s end to end, Telnyx's 1.5 s), leaving room for a cold start.
@@ -75,13 +72,23 @@ impl InboundCall {
             "callId",
             validate::required_text(&self.call_id, validate::MAX_SHORT_TEXT),
         );
+        // Text that no platform sends (control characters, kilobytes) is refused; a number
+        // that is merely not one is read as withheld.
+        let from = v.check("fromNumber", validate::text(&self.from_number, MAX_NUMBER));
+        v.check("toNumber", validate::text(&self.to_number, MAX_NUMBER));
         v.finish()?;
         Ok(CallerQuery {
-            from_number: phone::normalise(&self.from_number, region).ok(),
+            from_number: from
+                .flatten()
+                .and_then(|number| phone::normalise(&number, region).ok()),
             call_id,
         })
     }
 }
+
+/// The longest number field taken: an E.164 number is at most 16 characters, a national one
+/// with spaces and dashes a few more.
+const MAX_NUMBER: usize = 40;
 
 /// A caller-context request as parsed, from any platform's shape.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -157,7 +157,7 @@ pub fn routes(state: IntegrationsState) -> Router {
 async fn inbound_call(
     State(state): State<IntegrationsState>,
     headers: HeaderMap,
-    JsonBytes(body): JsonBytes<{ caller::INBOUND_BODY_LIMIT }>,
+    JsonBytes(body): JsonBytes,
 ) -> Result<JsonResponse<caller::CallerContext>, ApiError> {
     let portal_id = authenticate(&state, &headers, &body)?;
     let query = decode_json::<caller::InboundCall>(&body)?.validated(state.region)?;
