@@ -578,6 +578,8 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
         held_event_id: read.held.map(|held| held.event_id),
         client_number: None,
         alert: None,
+        live_version: 0,
+        linked_alert: None,
     };
     let refused = store.record_call(&new).await;
     assert!(

@@ -1,6 +1,8 @@
 //! While a call is live: the caller context the voice platform asks for before the agent
 //! answers (known, unknown, shared and other-portal numbers, a waiting questionnaire entry
-//! answered by the inbound call, the deadline). Each scenario on both stores.
+//! answered by the inbound call, the deadline), and the tools the agent calls while it talks
+//! (requests written down now, an emergency's alert opened at once; repeated, out of order
+//! and after the call). Each scenario on both stores.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,6 +26,7 @@ const SVEN_OLOF: &str = "+46731110006";
 const EDVIN: &str = "+46731110009";
 
 const INBOUND: &str = "/integrations/voice/inbound";
+const TOOLS: &str = "/integrations/voice/tools";
 
 async fn spawn(backend: Backend) -> TestApp {
     spawn_app_with(backend, &quiet_demo().to_string()).await
@@ -248,6 +251,218 @@ async fn a_hanging_store_gets_the_unknown_context_within_the_deadline(backend: B
     );
 }
 
+fn tool(call_id: &str, tool_call_id: &str, name: &str, arguments: Value) -> Value {
+    json!({"callId": call_id, "toolCallId": tool_call_id, "name": name, "arguments": arguments,
+           "fromNumber": MARGARETA})
+}
+
+async fn call_tool(app: &TestApp, body: &Value) -> String {
+    let answer = app.signed_post(TOOLS, 1, body).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    let answer = answer.json();
+    assert_eq!(answer["toolCallId"], body["toolCallId"]);
+    answer["result"].as_str().unwrap().to_string()
+}
+
+fn request(call_id: &str, tool_call_id: &str, text: &str) -> Value {
+    tool(
+        call_id,
+        tool_call_id,
+        "record_request",
+        json!({"request": text}),
+    )
+}
+
+fn emergency(call_id: &str, tool_call_id: &str, category: &str, words: &str) -> Value {
+    tool(
+        call_id,
+        tool_call_id,
+        "report_emergency",
+        json!({"category": category, "words": words}),
+    )
+}
+
+/// Margareta's inbound call `call_id` ending now, saying `said`, with these requests of hers.
+fn ended_call(call_id: &str, said: &str, requests: &[&str]) -> Value {
+    let at = start_time() - TimeDelta::minutes(4);
+    json!({
+        "type": "call.ended", "eventId": format!("evt-{call_id}"), "conversationUuid": call_id,
+        "startDate": at, "endDate": at + TimeDelta::minutes(3),
+        "fromNumber": MARGARETA, "toNumber": PORTAL_LINE, "direction": "inbound",
+        "transcript": [
+            {"createdAt": at, "by": "agent", "message": "Hej Margareta!", "category": 0},
+            {"createdAt": at + TimeDelta::seconds(5), "by": "caller", "message": said, "category": 1}
+        ],
+        "requests": requests
+            .iter()
+            .map(|r| json!({"request": r, "transcriptLineIndex": 1}))
+            .collect::<Vec<_>>()
+    })
+}
+
+async fn call_requests(app: &TestApp, token: &str, call_id: i64) -> Vec<String> {
+    let answer = app
+        .get(&format!("/phone-calls/{call_id}/requests"), Some(token))
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    answer
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["request"].as_str().unwrap().to_string())
+        .collect()
+}
+
+async fn urgent_alerts(app: &TestApp, token: &str) -> Vec<Value> {
+    let answer = app.get("/alerts?reason=urgent", Some(token)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    answer.json().as_array().unwrap().clone()
+}
+
+async fn requests_written_down_during_the_call_join_its_requests_once(backend: Backend) {
+    let app = spawn(backend).await;
+    let token = app.login(KARIN).await;
+    let noted = call_tool(&app, &request("conv-t1", "t-2", "Ring my daughter Lena.")).await;
+    assert!(noted.contains("written that down"), "{noted}");
+    // Out of order and repeated: the platform's ids decide, not the arrival.
+    call_tool(
+        &app,
+        &request("conv-t1", "t-1", "Change Tuesday's visit to Wednesday"),
+    )
+    .await;
+    call_tool(&app, &request("conv-t1", "t-2", "Ring my daughter Lena.")).await;
+    // call.ended brings one of them itself, worded a little differently.
+    let delivered = app
+        .deliver(
+            1,
+            &ended_call("conv-t1", "Kan ni ringa Lena?", &["ring my daughter lena"]),
+        )
+        .await;
+    assert_eq!(delivered.status, StatusCode::OK, "{}", delivered.json());
+    let call_id = delivered.json()["phoneCallId"].as_i64().unwrap();
+    assert_eq!(
+        call_requests(&app, &token, call_id).await,
+        [
+            "ring my daughter lena",
+            "Change Tuesday's visit to Wednesday"
+        ]
+    );
+    // A tool call after the call is recorded still reaches it.
+    call_tool(&app, &request("conv-t1", "t-3", "Bring the blue cardigan.")).await;
+    assert_eq!(
+        call_requests(&app, &token, call_id).await,
+        [
+            "ring my daughter lena",
+            "Change Tuesday's visit to Wednesday",
+            "Bring the blue cardigan."
+        ]
+    );
+    assert_eq!(context(&app, 1, MARGARETA).await["openRequests"], "3");
+}
+
+async fn an_emergency_reported_in_the_call_alerts_at_once_and_only_once(backend: Backend) {
+    let app = spawn(backend).await;
+    let token = app.login(KARIN).await;
+    let said = "I've fallen in the hall and I can't get up";
+    let answer = call_tool(&app, &emergency("conv-t2", "t-1", "fall", said)).await;
+    assert!(answer.contains("alerted the staff"), "{answer}");
+    let alerts = urgent_alerts(&app, &token).await;
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0]["category"], "fall");
+    assert_eq!(alerts[0]["clientId"], 3);
+    assert!(alerts[0]["phoneCallId"].is_null());
+    let sent = app.alert_messages().len();
+    assert!(sent > 0, "the first SMS leaves within the tool call");
+    assert!(
+        app.alert_messages()
+            .iter()
+            .all(|(_, m)| !m.contains("hall"))
+    );
+    // The same report again, a second report, the call's own urgent words, its analysis:
+    // still one alert, and no SMS before its repeat is due.
+    assert_eq!(
+        call_tool(&app, &emergency("conv-t2", "t-1", "fall", said)).await,
+        answer
+    );
+    let again = call_tool(
+        &app,
+        &emergency("conv-t2", "t-2", "breathing", "now I can't breathe"),
+    )
+    .await;
+    assert!(again.contains("already been alerted"), "{again}");
+    let delivered = app
+        .deliver(
+            1,
+            &ended_call("conv-t2", "Jag har ramlat och kommer inte upp.", &[]),
+        )
+        .await;
+    assert_eq!(delivered.status, StatusCode::OK, "{}", delivered.json());
+    let call_id = delivered.json()["phoneCallId"].as_i64().unwrap();
+    let analysis = json!({
+        "type": "call.analyzed", "eventId": "evt-conv-t2-a", "conversationUuid": "conv-t2",
+        "summary": "The client fell in the hall and cannot get up.", "purpose": "Emergency",
+        "confidence": 90, "confidenceReason": "Clear.", "satisfaction": 2,
+        "satisfactionReason": "In pain.", "name": null, "answers": []
+    });
+    assert_eq!(app.deliver(1, &analysis).await.status, StatusCode::OK);
+    let alerts = urgent_alerts(&app, &token).await;
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    // The call took the alert over.
+    assert_eq!(alerts[0]["phoneCallId"], call_id);
+    assert_eq!(app.alert_messages().len(), sent);
+}
+
+async fn an_emergency_reported_after_the_call_was_recorded_alerts_for_that_call(backend: Backend) {
+    let app = spawn(backend).await;
+    let token = app.login(KARIN).await;
+    let delivered = app
+        .deliver(1, &ended_call("conv-t3", "Det är bra med mig.", &[]))
+        .await;
+    let call_id = delivered.json()["phoneCallId"].as_i64().unwrap();
+    assert!(urgent_alerts(&app, &token).await.is_empty());
+    // A label outside the list is an emergency all the same.
+    call_tool(
+        &app,
+        &emergency("conv-t3", "t-9", "broken hip", "she is on the floor"),
+    )
+    .await;
+    let alerts = urgent_alerts(&app, &token).await;
+    assert_eq!(alerts.len(), 1);
+    assert_eq!(alerts[0]["phoneCallId"], call_id);
+    assert_eq!(alerts[0]["category"], "other_emergency");
+    assert!(!app.alert_messages().is_empty());
+}
+
+async fn a_tool_call_that_is_not_a_tool_is_a_problem_and_changes_nothing(backend: Backend) {
+    let app = spawn(backend).await;
+    let token = app.login(KARIN).await;
+    for body in [
+        tool("conv-t4", "t-1", "delete_everything", json!({})),
+        tool("conv-t4", "t-1", "record_request", json!({})),
+        tool("conv-t4", "t-1", "record_request", json!({"request": 5})),
+        tool(
+            "conv-t4",
+            "t-1",
+            "report_emergency",
+            json!({"category": "fall"}),
+        ),
+        tool("conv-t4", " ", "record_request", json!({"request": "x"})),
+    ] {
+        app.signed_post(TOOLS, 1, &body)
+            .await
+            .problem(StatusCode::BAD_REQUEST);
+    }
+    let body = emergency("conv-t4", "t-1", "fall", "help")
+        .to_string()
+        .into_bytes();
+    app.post_signed_raw(TOOLS, Some("1"), Some("t=1,v1=00"), body)
+        .await
+        .problem(StatusCode::UNAUTHORIZED);
+    assert!(urgent_alerts(&app, &token).await.is_empty());
+    assert!(app.alert_messages().is_empty());
+}
+
 on_both_stores!(
     a_known_caller_is_greeted_by_first_name_with_their_open_requests,
     unknown_withheld_and_deleted_callers_get_the_fixed_unknown_context,
@@ -258,4 +473,8 @@ on_both_stores!(
     an_entry_due_later_than_twelve_hours_is_not_offered,
     requests_of_a_new_call_are_counted_as_open,
     a_hanging_store_gets_the_unknown_context_within_the_deadline,
+    requests_written_down_during_the_call_join_its_requests_once,
+    an_emergency_reported_in_the_call_alerts_at_once_and_only_once,
+    an_emergency_reported_after_the_call_was_recorded_alerts_for_that_call,
+    a_tool_call_that_is_not_a_tool_is_a_problem_and_changes_nothing,
 );

@@ -8,6 +8,7 @@ mod call_alerts;
 pub mod caller;
 pub mod events;
 pub mod second_opinion;
+pub mod tools;
 
 use std::sync::Arc;
 
@@ -36,8 +37,8 @@ use shared::runtime::{Platform, Services};
 use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
-    CallerStore, Conversation, DeliveryState, DueEntry, EntryCompletion, EscalationStore,
-    HeldAnalysis, IngestStore, Narrow, NewCall, NewRequest, OutcomeReport, RecordedAnalysis,
+    Conversation, DeliveryState, DueEntry, EntryCompletion, EscalationStore, HeldAnalysis,
+    IngestStore, LiveCallStore, Narrow, NewCall, NewRequest, OutcomeReport, RecordedAnalysis,
 };
 use shared::webhook::{self, SignatureError};
 
@@ -49,7 +50,7 @@ pub const MIN_CONTACT: chrono::TimeDelta = chrono::TimeDelta::seconds(15);
 pub const EVENT_BODY_LIMIT: usize = 1024 * 1024;
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(voice_event, inbound_call))]
+#[openapi(paths(voice_event, inbound_call, voice_tool))]
 pub struct ApiDoc;
 
 pub const PORTAL_HEADER: &str = "x-portal-id";
@@ -59,7 +60,7 @@ pub const SIGNATURE_HEADER: &str = "x-signature";
 pub struct IntegrationsState {
     pub store: Arc<dyn IngestStore>,
     /// The caller context's reads.
-    pub caller: Arc<dyn CallerStore>,
+    pub caller: Arc<dyn LiveCallStore>,
     /// How long the caller context may take before it answers as for an unknown caller
     /// (`CALLER_CONTEXT_DEADLINE_MS`).
     pub caller_deadline: std::time::Duration,
@@ -83,7 +84,10 @@ impl IntegrationsState {
         delays: Delays,
     ) -> Self
     where
-        S: ?Sized + Narrow<dyn IngestStore> + Narrow<dyn CallerStore> + Narrow<dyn EscalationStore>,
+        S: ?Sized
+            + Narrow<dyn IngestStore>
+            + Narrow<dyn LiveCallStore>
+            + Narrow<dyn EscalationStore>,
     {
         Self {
             store: services.store(),
@@ -124,7 +128,9 @@ pub fn router(state: IntegrationsState) -> Router {
 /// The bare routes, for `local-api` to merge with the other functions'.
 pub fn routes(state: IntegrationsState) -> Router {
     let audit = state.audit.clone();
-    let logged = Router::new().route("/integrations/voice/events", post(voice_event));
+    let logged = Router::new()
+        .route("/integrations/voice/events", post(voice_event))
+        .route("/integrations/voice/tools", post(voice_tool));
     // The caller context logs its read itself, inside its deadline: the layer's fail-closed
     // 503 would drop a call, where an unknown caller's context keeps it.
     shared::audit::logged(logged, audit)
@@ -163,6 +169,47 @@ async fn inbound_call(
     let query = decode_json::<caller::InboundCall>(&body)?.validated(state.region)?;
     let context = caller::context_in_time(&state, PortalId(portal_id), &query).await;
     Ok(JsonResponse::ok(context))
+}
+
+/// Carry out a tool the agent calls during a live call
+///
+/// `record_request` writes a client request down for staff now: it is listed with the call's
+/// requests once `call.ended` stores the call, after those the event brings itself, and not
+/// again when `call.ended` brings the same words. `report_emergency` opens the call's urgent
+/// alert at once and sends its first SMS within this request, as the triage of `call.ended`
+/// would; that call then takes the alert over (never a second one). A repeated `toolCallId`
+/// is answered as the first time and writes nothing. The answer is a sentence the agent can
+/// say. Signed as the events are.
+#[utoipa::path(
+    post, path = "/integrations/voice/tools", tag = "integrations",
+    params(
+        ("X-Portal-Id" = i32, Header, minimum = 1, description = "The portal the call is for."),
+        ("X-Signature" = String, Header, description = "As for `/integrations/voice/events`."),
+    ),
+    request_body = tools::ToolCallRequest,
+    responses(
+        (status = 200, description = "Carried out (or carried out before, for a repeated `toolCallId`).", body = tools::ToolResult),
+        (status = 400, description = "An unknown tool, or arguments that are not what the tool takes.", body = Problem),
+        (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
+    )
+)]
+async fn voice_tool(
+    State(state): State<IntegrationsState>,
+    access: AccessNote,
+    headers: HeaderMap,
+    JsonBytes(body): JsonBytes,
+) -> Result<JsonResponse<tools::ToolResult>, ApiError> {
+    let portal_id = authenticate(&state, &headers, &body)?;
+    let call = decode_json::<tools::ToolCallRequest>(&body)?.validated(state.region)?;
+    let (result, client_id) = tools::carry_out(&state, PortalId(portal_id), &call).await?;
+    access.record(
+        PortalId(portal_id),
+        Accessor::VoicePlatform,
+        Action::ToolCall,
+        [client_id],
+        [],
+    );
+    Ok(JsonResponse::ok(result))
 }
 
 /// The answer to a delivery: the call it concerns, `null` while an analysis waits for it.
@@ -428,7 +475,8 @@ async fn call_ended(
                 category: line.category,
             })
             .collect();
-        let requests: Vec<&str> = event.requests.iter().map(|r| r.request.as_str()).collect();
+        let new_requests = with_live_requests(&event.requests, &delivery.live.live);
+        let requests: Vec<&str> = new_requests.iter().map(|r| r.request.as_str()).collect();
         let finding = triaged(
             state,
             triage_call(&lines, &requests, call.summary.as_deref()),
@@ -444,28 +492,43 @@ async fn call_ended(
             },
         )
         .await;
-        let alert = call_alert(
-            portal_id,
-            client_id,
-            Some(event.client_number()),
-            finding,
-            state.clock.now(),
-        );
+        // An emergency the agent reported during the call already opened the call's alert:
+        // the call takes it over (never a second one).
+        let linked_alert = match delivery.live.live.alert {
+            Some(live) => state
+                .escalator
+                .alerts
+                .alert_to_step(PortalId(portal_id), live.alert_id)
+                .await?
+                .map(|stored| {
+                    let mut alert = stored.alert;
+                    if alert.client_id == 0 {
+                        alert.client_id = client_id;
+                    }
+                    (stored.version, alert)
+                }),
+            None => None,
+        };
+        let alert = match linked_alert {
+            Some(_) => None,
+            None => call_alert(
+                portal_id,
+                client_id,
+                Some(event.client_number()),
+                finding,
+                state.clock.now(),
+            ),
+        };
         let new = NewCall {
             portal_id,
             event_id: event.event_id.clone(),
             call,
             client_number: Some(event.client_number().to_string()),
             alert,
+            live_version: delivery.live.version,
+            linked_alert,
             lines,
-            requests: event
-                .requests
-                .iter()
-                .map(|raised| NewRequest {
-                    line_index: raised.transcript_line_index,
-                    request: raised.request.clone(),
-                })
-                .collect(),
+            requests: new_requests,
             completion,
             held_event_id: delivery.held.as_ref().map(|held| held.event_id.clone()),
         };
@@ -492,6 +555,37 @@ async fn call_ended(
             return Ok(Delivered::Wrote(recorded));
         }
     }
+}
+
+/// The requests of a call: those `call.ended` brings, in its order, then those the agent wrote
+/// down during the call that it does not bring (the same words, ignoring case, spaces and
+/// punctuation, are one request).
+fn with_live_requests(
+    raised: &[events::IncomingRequest],
+    live: &shared::store::live::LiveCall,
+) -> Vec<NewRequest> {
+    let mut requests: Vec<NewRequest> = raised
+        .iter()
+        .map(|raised| NewRequest {
+            line_index: Some(raised.transcript_line_index),
+            request: raised.request.clone(),
+            at: None,
+        })
+        .collect();
+    for written in &live.requests {
+        let key = tools::same_request_key(&written.request);
+        if !requests
+            .iter()
+            .any(|r| tools::same_request_key(&r.request) == key)
+        {
+            requests.push(NewRequest {
+                line_index: None,
+                request: written.request.clone(),
+                at: Some(written.at),
+            });
+        }
+    }
+    requests
 }
 
 /// A delivery's state (for its `eventId` and conversation) and the questionnaire entry it

@@ -32,7 +32,7 @@ pub use ingest::{
     GivenAnswer, HeldAnalysis, IngestStore, NewCall, NewRequest, NumberedCall, OutcomeReport,
     RecordedAnalysis,
 };
-pub use live::CallerStore;
+pub use live::LiveCallStore;
 pub use organisations::{FixLookup, FixTarget, OrganisationStore};
 pub use phone_calls::PhoneCallReader;
 pub use portals::{ImportContext, ImportGuard, Imported, PortalStore};
@@ -57,7 +57,7 @@ pub trait Store:
     + SchedulerStore
     + OrganisationStore
     + IngestStore
-    + CallerStore
+    + LiveCallStore
     + SeedWriter
 {
 }
@@ -75,7 +75,7 @@ impl<T> Store for T where
         + SchedulerStore
         + OrganisationStore
         + IngestStore
-        + CallerStore
+        + LiveCallStore
         + SeedWriter
 {
 }
@@ -119,7 +119,7 @@ narrowing!(
     SchedulerStore,
     OrganisationStore,
     IngestStore,
-    CallerStore,
+    LiveCallStore,
     SeedWriter,
 );
 

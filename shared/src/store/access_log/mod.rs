@@ -109,6 +109,10 @@ pub enum Action {
     /// about a known caller before it answers.
     #[serde(rename = "call.context")]
     CallerContext,
+    /// `POST /integrations/voice/tools` (and its provider shapes): a request written down or
+    /// an emergency reported for a client during a live call.
+    #[serde(rename = "call.tool")]
+    ToolCall,
     /// `GET /access-log/clients/{id}`.
     #[serde(rename = "access-log.client.read")]
     ReadClientLog,

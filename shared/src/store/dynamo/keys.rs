@@ -77,6 +77,10 @@ pub fn conversation(uuid: &str) -> String {
     format!("CONV#{uuid}")
 }
 /// An analysis waiting for its conversation's call.
+/// What the agent's tools did during a conversation, until (and after) it is recorded.
+pub fn live_call(uuid: &str) -> String {
+    format!("LIVE#{uuid}")
+}
 pub fn held_analysis(uuid: &str) -> String {
     format!("ANALYSIS#{uuid}")
 }

@@ -18,6 +18,7 @@ use crate::store::dynamo::operations::{txn_delete, txn_put};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::ingest::{AlertWrite, CallAlert};
 use crate::store::limits::TRANSACTION_LIMIT;
+use crate::store::live::dynamo::live_from_item;
 use crate::store::questionnaires::dynamo::{
     ENDED, OUTCOMES, due_entry_from_item, entry_as_read, entry_item, open_entry_key, with_history,
 };
@@ -172,10 +173,12 @@ impl IngestStore for DynamoStore {
         let connected = connected_uuid
             .map(keys::conversation)
             .filter(|connected| *connected != own);
+        let live = keys::live_call(conversation_uuid);
         let mut wanted = vec![
             key(pk.clone(), Some(&keys::event(event_id))),
             key(pk.clone(), Some(&own)),
             key(pk.clone(), Some(&keys::held_analysis(conversation_uuid))),
+            key(pk.clone(), Some(&live)),
         ];
         if let Some(connected) = &connected {
             wanted.push(key(pk.clone(), Some(connected)));
@@ -187,12 +190,15 @@ impl IngestStore for DynamoStore {
                 state.receipt = Some(from_item::<ReceiptItem>(item)?.conversation_uuid);
             } else if sk.starts_with("ANALYSIS#") {
                 state.held = Some(from_item(item)?);
+            } else if sk == live {
+                (state.live.live, state.live.version) = live_from_item(item)?;
             } else if sk == own {
                 state.conversation = Some(from_item(item)?);
             } else if connected.as_deref() == Some(sk.as_str()) {
                 state.connected_to = Some(from_item(item)?);
             }
         }
+        state.live.conversation = state.conversation.clone();
         Ok(state)
     }
 
@@ -271,6 +277,16 @@ impl IngestStore for DynamoStore {
             self.receipt_put(new.portal_id, &new.event_id, uuid)?,
             self.held_as_read(new.portal_id, uuid, new.held_event_id.as_deref())?,
         ];
+        last.push(self.live_unchanged(new.portal_id, uuid, new.live_version)?);
+        if let Some((version, alert)) = &new.linked_alert {
+            last.push(self.alert_put_at(
+                *version,
+                &Alert {
+                    phone_call_id: Some(call_id),
+                    ..alert.clone()
+                },
+            )?);
+        }
         if let (Some(alert), Some(id)) = (&new.alert, alert_id) {
             last.push(self.alert_raise(&Alert {
                 id,

@@ -49,6 +49,7 @@ impl IngestStore for MemoryStore {
                 .get(&(portal_id, conversation_uuid.to_string()))
                 .cloned(),
             connected_to: connected_uuid.and_then(conversation),
+            live: state.live_state(portal_id, conversation_uuid),
         })
     }
 
@@ -110,7 +111,11 @@ impl IngestStore for MemoryStore {
             .contains_key(&(portal_id, new.event_id.clone()))
             && !state.conversations.contains_key(&conversation_key)
             && held_now == new.held_event_id
-            && entry_as_read;
+            && entry_as_read
+            && state.live_state(portal_id, &uuid).version == new.live_version
+            && new.linked_alert.as_ref().is_none_or(|(version, alert)| {
+                state.alerts.get(&alert.id).map(|(_, v)| *v) == Some(*version)
+            });
         if !unchanged {
             return Err(StoreError::ConditionFailed);
         }
@@ -132,6 +137,13 @@ impl IngestStore for MemoryStore {
             }
             None => None,
         };
+        if let Some((version, alert)) = &new.linked_alert {
+            let linked = crate::domain::Alert {
+                phone_call_id: Some(call_id),
+                ..alert.clone()
+            };
+            state.alerts.insert(alert.id, (linked, version + 1));
+        }
         state.lines.insert(call_id, numbered.lines);
         state.requests.insert(call_id, numbered.requests);
         state.calls.insert(call_id, numbered.call);

@@ -136,37 +136,49 @@ pub struct DeliveryState {
     pub held: Option<HeldAnalysis>,
     /// The conversation the call is a leg of (`connectedToConversationUuid`), if recorded.
     pub connected_to: Option<Conversation>,
+    /// What the agent's tools did during the conversation, with its version (0: nothing).
+    pub live: crate::store::live::LiveState,
 }
 
-/// A client request raised in a call, by the index of the transcript line it came from.
+/// A client request raised in a call: by the index of the transcript line it came from, or
+/// written down by the agent's tool during the call (no line; timed when it was written).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewRequest {
-    pub line_index: usize,
+    pub line_index: Option<usize>,
     pub request: String,
+    /// When a request without a line was made.
+    pub at: Option<Timestamp>,
 }
 
 /// The status of a request nobody has answered yet.
 pub const OPEN_REQUEST: &str = "open";
 
 impl NewRequest {
-    /// The request as recorded with id `id` in `call`, open, timed by its transcript line.
+    /// The request as recorded with id `id` in `call`, open, timed by its transcript line
+    /// (or its own time).
     pub fn record(
         &self,
         id: i32,
         call: &PhoneCall,
         lines: &[TranscriptLine],
     ) -> StoreResult<ClientRequest> {
-        let line = lines.get(self.line_index).ok_or_else(|| {
-            StoreError::Corrupt(format!("request on missing line {}", self.line_index))
-        })?;
+        let (created_at, line_id) = match self.line_index {
+            Some(index) => {
+                let line = lines.get(index).ok_or_else(|| {
+                    StoreError::Corrupt(format!("request on missing line {index}"))
+                })?;
+                (line.created_at, Some(line.id))
+            }
+            None => (self.at.unwrap_or(call.start_date), None),
+        };
         Ok(ClientRequest {
             id,
-            created_at: line.created_at,
+            created_at,
             request: Some(self.request.clone()),
             client_id: call.client_id,
             portal_id: call.portal_id,
             phone_call_id: call.id,
-            phone_call_transcript_line_id: Some(line.id),
+            phone_call_transcript_line_id: line_id,
             status: Some(OPEN_REQUEST.into()),
             response: None,
             responded_at: None,
@@ -215,6 +227,12 @@ pub struct NewCall {
     /// The alert the call's triage raises, opened in the same transaction as the call; the
     /// store gives it its id and the call's.
     pub alert: Option<Alert>,
+    /// The version of the conversation's live state read with the delivery (0: none); the
+    /// write requires it unchanged, so that a tool call in between is not lost.
+    pub live_version: u64,
+    /// The alert an emergency report opened during the call, at the version read: it becomes
+    /// the call's alert (its call id set) instead of a second one.
+    pub linked_alert: Option<(u64, Alert)>,
 }
 
 /// A call with the ids the store reserved: its record, its lines and its requests.
@@ -260,17 +278,19 @@ impl NewCall {
 
     /// The conversation as recorded, with the alert opened with it.
     pub fn conversation(&self, phone_call_id: i32, alert_id: Option<i32>) -> Conversation {
+        let linked = self.linked_alert.as_ref().map(|(_, alert)| CallAlert {
+            alert_id: alert.id,
+            reason: alert.reason,
+        });
         Conversation {
             phone_call_id,
             client_number: self.client_number.clone(),
-            alert: self
-                .alert
-                .as_ref()
-                .zip(alert_id)
-                .map(|(alert, alert_id)| CallAlert {
+            alert: linked.or(self.alert.as_ref().zip(alert_id).map(|(alert, alert_id)| {
+                CallAlert {
                     alert_id,
                     reason: alert.reason,
-                }),
+                }
+            })),
             client_id: self.call.client_id,
             entry: self
                 .completion

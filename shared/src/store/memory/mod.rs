@@ -59,6 +59,8 @@ pub(crate) struct State {
     pub(crate) receipts: HashMap<(i32, String), String>,
     pub(crate) conversations: HashMap<(i32, String), Conversation>,
     pub(crate) held_analyses: HashMap<(i32, String), HeldAnalysis>,
+    /// What the agent's tools did during a conversation, with its version.
+    pub(crate) live_calls: HashMap<(i32, String), (crate::store::live::LiveCall, u64)>,
     /// The access log: records and reviews by id (ids sort by time).
     pub(crate) access_records: BTreeMap<String, crate::store::access_log::AccessRecord>,
     pub(crate) reviews: BTreeMap<String, crate::store::access_log::Review>,
