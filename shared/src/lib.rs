@@ -20,6 +20,7 @@ pub mod national_id;
 pub mod notify;
 pub mod openapi;
 pub mod phone;
+pub mod provider_auth;
 pub mod records;
 pub mod runtime;
 pub mod store;

@@ -3,8 +3,6 @@
 //! header a delivery carries.
 
 use chrono::TimeDelta;
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
 use crate::auth::keyed_hash;
@@ -34,16 +32,10 @@ pub enum SignatureError {
 
 /// The `v1` signature of `body` at `timestamp` under `secret`, as lowercase hex.
 pub fn sign(secret: &str, timestamp: i64, body: &[u8]) -> String {
-    let mut mac =
-        Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any length");
-    mac.update(timestamp.to_string().as_bytes());
-    mac.update(b".");
-    mac.update(body);
-    mac.finalize()
-        .into_bytes()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    crate::provider_auth::hmac_hex(
+        secret.as_bytes(),
+        &[timestamp.to_string().as_bytes(), b".", body],
+    )
 }
 
 /// The header a delivery of `body` signed at `timestamp` carries.
