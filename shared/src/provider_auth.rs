@@ -226,7 +226,10 @@ mod tests {
     #[test]
     fn a_secret_header_must_be_the_whole_secret() {
         assert_eq!(verify_secret_header(Some("s3cret"), "s3cret"), Ok(()));
-        assert_eq!(verify_secret_header(Some("Bearer s3cret"), "s3cret"), Ok(()));
+        assert_eq!(
+            verify_secret_header(Some("Bearer s3cret"), "s3cret"),
+            Ok(())
+        );
         for bad in ["s3cre", "s3cret ", "S3CRET", ""] {
             assert_eq!(
                 verify_secret_header(Some(bad), "s3cret"),

@@ -19,6 +19,13 @@ pub fn portal_webhook_secret(master: &[u8], portal_id: i32) -> String {
     keyed_hash(master, &format!("webhook:{portal_id}"))
 }
 
+/// The secret header a portal's ElevenLabs agent sends with its webhooks (ElevenLabs signs
+/// neither its conversation-initiation webhook nor its server tools): derived apart from the
+/// webhook secret, so that a leaked header value cannot sign events.
+pub fn portal_header_secret(master: &[u8], portal_id: i32) -> String {
+    keyed_hash(master, &format!("header:{portal_id}"))
+}
+
 /// Why a delivery's signature was refused; every kind gets the same 401, this is for logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum SignatureError {

@@ -7,6 +7,7 @@
 mod call_alerts;
 pub mod caller;
 pub mod events;
+pub mod providers;
 pub mod second_opinion;
 pub mod tools;
 
@@ -50,7 +51,17 @@ pub const MIN_CONTACT: chrono::TimeDelta = chrono::TimeDelta::seconds(15);
 pub const EVENT_BODY_LIMIT: usize = 1024 * 1024;
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(voice_event, inbound_call, voice_tool))]
+#[openapi(paths(
+    voice_event,
+    inbound_call,
+    voice_tool,
+    providers::retell_inbound,
+    providers::retell_tool,
+    providers::vapi_message,
+    providers::elevenlabs_inbound,
+    providers::elevenlabs_record_request,
+    providers::elevenlabs_report_emergency,
+))]
 pub struct ApiDoc;
 
 pub const PORTAL_HEADER: &str = "x-portal-id";
@@ -67,6 +78,9 @@ pub struct IntegrationsState {
     pub clock: Arc<dyn Clock>,
     /// The master secret every portal's webhook secret is derived from.
     pub webhook_master: Arc<[u8]>,
+    /// The Retell workspace's API key, which signs Retell's webhooks (`RETELL_API_KEY`); the
+    /// Retell routes refuse everything without it.
+    pub retell_api_key: Option<Arc<str>>,
     pub region: DefaultRegion,
     pub audit: AuditLog,
     /// Takes the first step of a call's alert as the call is stored.
@@ -97,6 +111,7 @@ impl IntegrationsState {
             escalator: Escalator::new(services, sms, delays, Accessor::Triage),
             urgency_model: None,
             webhook_master,
+            retell_api_key: None,
             // A delivery waits on DynamoDB for longer than the load takes, and the load would compete with it.
             region: services.phone_region(MetadataLoad::FirstUse),
             audit: services.audit(),
@@ -106,12 +121,26 @@ impl IntegrationsState {
     /// The state on Lambda: the webhook master secret from the environment or Secrets Manager,
     /// alerts' SMS through SNS, the delays from the environment.
     pub async fn for_lambda(platform: &Platform) -> Result<Self, shared::store::BoxError> {
-        let master = platform
-            .secret("WEBHOOK_SECRET", "WEBHOOK_SECRET_ARN")
-            .await?;
+        let (master, retell) = futures::future::try_join(
+            platform.secret("WEBHOOK_SECRET", "WEBHOOK_SECRET_ARN"),
+            async {
+                let configured = ["RETELL_API_KEY", "RETELL_API_KEY_ARN"]
+                    .iter()
+                    .any(|name| std::env::var(name).is_ok_and(|v| !v.is_empty()));
+                match configured {
+                    true => platform
+                        .secret("RETELL_API_KEY", "RETELL_API_KEY_ARN")
+                        .await
+                        .map(Some),
+                    false => Ok(None),
+                }
+            },
+        )
+        .await?;
         let delays = Delays::from_lookup(|name| std::env::var(name).ok())?;
         let sms = SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk));
         let mut state = Self::new(&platform.services, master.into(), Arc::new(sms), delays);
+        state.retell_api_key = retell.map(|key| String::from_utf8_lossy(&key).trim().into());
         if let Some(deadline) = caller::deadline_from(|name| std::env::var(name).ok())? {
             state.caller_deadline = deadline;
         }
@@ -130,11 +159,13 @@ pub fn routes(state: IntegrationsState) -> Router {
     let audit = state.audit.clone();
     let logged = Router::new()
         .route("/integrations/voice/events", post(voice_event))
-        .route("/integrations/voice/tools", post(voice_tool));
+        .route("/integrations/voice/tools", post(voice_tool))
+        .merge(providers::tool_routes());
     // The caller context logs its read itself, inside its deadline: the layer's fail-closed
     // 503 would drop a call, where an unknown caller's context keeps it.
     shared::audit::logged(logged, audit)
         .route("/integrations/voice/inbound", post(inbound_call))
+        .merge(providers::inbound_routes())
         .with_state(state)
 }
 

@@ -38,6 +38,8 @@ pub struct LocalApi {
     pub import_master: Arc<[u8]>,
     /// The master secret portals' webhook secrets derive from (`WEBHOOK_SECRET`).
     pub webhook_master: Arc<[u8]>,
+    /// The Retell workspace API key Retell signs its webhooks with (`RETELL_API_KEY`).
+    pub retell_api_key: Arc<str>,
     /// Where scheduler passes send call attempts: the outbox, unless replaced.
     pub dialler: Arc<dyn Dialler>,
     pub scheduler_config: SchedulerConfig,
@@ -74,6 +76,11 @@ impl LocalApi {
             otp_key: random_key(),
             import_master: random_key(),
             webhook_master: random_key(),
+            retell_api_key: random_key()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+                .into(),
             reranker: None,
             urgency_model: None,
         }
@@ -92,6 +99,16 @@ impl LocalApi {
     /// The secret the voice platform signs `portal_id`'s deliveries with.
     pub fn webhook_secret(&self, portal_id: i32) -> String {
         shared::webhook::portal_webhook_secret(&self.webhook_master, portal_id)
+    }
+
+    /// The secret header `portal_id`'s ElevenLabs agent sends.
+    pub fn header_secret(&self, portal_id: i32) -> String {
+        shared::webhook::portal_header_secret(&self.webhook_master, portal_id)
+    }
+
+    pub fn with_retell_api_key(mut self, key: &str) -> Self {
+        self.retell_api_key = key.into();
+        self
     }
 
     pub fn with_time_zone(mut self, zone: shared::zone::Zone) -> Self {
@@ -146,6 +163,7 @@ impl LocalApi {
     pub fn integrations_state(&self) -> integrations::IntegrationsState {
         integrations::IntegrationsState {
             urgency_model: self.urgency_model.clone(),
+            retell_api_key: Some(self.retell_api_key.clone()),
             ..integrations::IntegrationsState::new(
                 &self.services,
                 self.webhook_master.clone(),

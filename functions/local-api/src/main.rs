@@ -104,6 +104,10 @@ async fn main() -> Result<(), BoxError> {
     if let Some(master) = &webhook_master {
         api = api.with_webhook_master(master.as_bytes());
     }
+    let retell_api_key = env_secret("RETELL_API_KEY");
+    if let Some(key) = &retell_api_key {
+        api = api.with_retell_api_key(key);
+    }
 
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
     let listener = tokio::net::TcpListener::bind(address).await?;
@@ -129,6 +133,15 @@ async fn main() -> Result<(), BoxError> {
     for portal in &seed.portals {
         println!("  portal {}  {}", portal.id, api.webhook_secret(portal.id));
     }
+    println!("ElevenLabs header secrets (X-Webhook-Secret on /integrations/voice/elevenlabs/...):");
+    for portal in &seed.portals {
+        println!("  portal {}  {}", portal.id, api.header_secret(portal.id));
+    }
+    println!(
+        "Retell API key (x-retell-signature on /integrations/voice/retell/...){}: {}",
+        from_env_or_random(retell_api_key.is_some(), "RETELL_API_KEY"),
+        api.retell_api_key
+    );
     // The peer's address is the source address that login and import budgets count by.
     let app = api
         .router()
