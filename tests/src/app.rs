@@ -213,6 +213,8 @@ impl TestApp {
                 token,
                 import_secret: &self.api.import_secret(1),
                 webhook_secret: &self.api.webhook_secret(1),
+                header_secret: &self.api.header_secret(1),
+                retell_api_key: &self.api.retell_api_key,
                 signed_at,
             },
         )

@@ -22,6 +22,7 @@ use crate::{
 pub const IMPORT_MASTER: &str = "emulator-import-master";
 pub const WEBHOOK_MASTER: &str = "emulator-webhook-master";
 pub const OTP_HASH_KEY: &str = "emulator-otp-key";
+pub const RETELL_API_KEY: &str = "emulator-retell-api-key";
 
 /// The cargo-lambda binary the project's scripts install into its virtual environment.
 pub fn cargo_lambda() -> String {
@@ -99,6 +100,7 @@ pub struct Live {
     pub env: Environment,
     pub import_secret: String,
     pub webhook_secret: String,
+    pub header_secret: String,
 }
 
 impl Live {
@@ -144,6 +146,7 @@ impl Live {
             env,
             import_secret: shared::auth::portal_import_secret(IMPORT_MASTER.as_bytes(), 1),
             webhook_secret: shared::webhook::portal_webhook_secret(WEBHOOK_MASTER.as_bytes(), 1),
+            header_secret: shared::webhook::portal_header_secret(WEBHOOK_MASTER.as_bytes(), 1),
         }
     }
 
@@ -169,6 +172,8 @@ impl Live {
             token: &self.token,
             import_secret: &self.import_secret,
             webhook_secret: &self.webhook_secret,
+            header_secret: &self.header_secret,
+            retell_api_key: RETELL_API_KEY,
             signed_at: chrono::Utc::now().timestamp(),
         }
     }
@@ -206,6 +211,7 @@ pub fn start_function(
         .env("OTP_HASH_KEY", OTP_HASH_KEY)
         .env("IMPORT_SECRET", IMPORT_MASTER)
         .env("WEBHOOK_SECRET", WEBHOOK_MASTER)
+        .env("RETELL_API_KEY", RETELL_API_KEY)
         .env("RUST_LOG", "info")
         .envs(extra.iter().copied())
         .stdin(Stdio::null())
@@ -340,6 +346,54 @@ pub fn check_shape(name: &str, body: &Value) {
         }
         "integrations-voice-call-failed" => {
             assert_eq!(*body, serde_json::json!({"phoneCallId": null}), "{name}")
+        }
+        "integrations-voice-tools" | "integrations-voice-elevenlabs-record-request" => {
+            assert!(
+                body["result"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("written that down")),
+                "{name}: {body}"
+            )
+        }
+        "integrations-voice-elevenlabs-report-emergency" => {
+            assert!(
+                body["result"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("alerted the staff")),
+                "{name}: {body}"
+            )
+        }
+        "integrations-voice-retell-tools" => {
+            assert!(
+                body.as_str()
+                    .is_some_and(|r| r.contains("written that down")),
+                "{name}: {body}"
+            )
+        }
+        "integrations-voice-vapi-tool-calls" => {
+            assert_eq!(
+                body["results"][0]["toolCallId"], "call_tc_0001",
+                "{name}: {body}"
+            )
+        }
+        "integrations-voice-retell-inbound" => {
+            assert_eq!(
+                body["call_inbound"]["dynamic_variables"]["knownCaller"], "true",
+                "{name}: {body}"
+            )
+        }
+        "integrations-voice-vapi-assistant-request" => {
+            assert_eq!(body["assistantId"], "asst_care", "{name}: {body}");
+            assert_eq!(
+                body["assistantOverrides"]["variableValues"]["knownCaller"], "true",
+                "{name}: {body}"
+            )
+        }
+        "integrations-voice-elevenlabs-inbound" => {
+            assert_eq!(
+                body["dynamic_variables"]["knownCaller"], "true",
+                "{name}: {body}"
+            )
         }
         "integrations-voice-inbound" => {
             let variables = &body["variables"];

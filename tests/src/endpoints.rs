@@ -46,6 +46,11 @@ const TRANSACTION_LOGGED: &str = "1 transaction per 100 records + access record"
 const OUTCOME_LOGGED: &str = "delivery read + entry read + 1 transaction + access record";
 const CALLER_CONTEXT: &str = "client by number + open requests + questionnaires + the client's \
      entries + access record";
+const TOOL_LOGGED: &str = "live state (tool answers and the recorded call) + 1 transaction + \
+     access record";
+const EMERGENCY_LOGGED: &str = "live state + client by number + 1 alert id + 1 transaction + \
+     the alert's first step (alert, client name, contacts, step, disclosure record) + access \
+     record";
 const EXTRACT: &str = "client check + read + access record";
 const REVIEW: &str =
     "read of the period's record ids + read of the drawn records + review + access record";
@@ -115,6 +120,14 @@ pub const ENDPOINTS: &[Endpoint] = &[
     write("integrations-voice-call-analyzed", "integrations", 200, (2, TRANSACTION_LOGGED)),
     write("integrations-voice-call-failed", "integrations", 200, (4, OUTCOME_LOGGED)),
     read("integrations-voice-inbound", "integrations", (5, CALLER_CONTEXT)),
+    write("integrations-voice-tools", "integrations", 200, (3, TOOL_LOGGED)),
+    read("integrations-voice-retell-inbound", "integrations", (5, CALLER_CONTEXT)),
+    write("integrations-voice-retell-tools", "integrations", 200, (3, TOOL_LOGGED)),
+    read("integrations-voice-vapi-assistant-request", "integrations", (5, CALLER_CONTEXT)),
+    write("integrations-voice-vapi-tool-calls", "integrations", 200, (3, TOOL_LOGGED)),
+    read("integrations-voice-elevenlabs-inbound", "integrations", (5, CALLER_CONTEXT)),
+    write("integrations-voice-elevenlabs-record-request", "integrations", 200, (3, TOOL_LOGGED)),
+    write("integrations-voice-elevenlabs-report-emergency", "integrations", 200, (10, EMERGENCY_LOGGED)),
     read("access-log-client-extract", "access-log", (3, EXTRACT)),
     read("access-log-list", "access-log", (2, READ_LOGGED)),
     write("access-log-record-review", "access-log", 201, (4, REVIEW)),
@@ -144,6 +157,10 @@ pub struct EventSecrets<'a> {
     pub token: &'a str,
     pub import_secret: &'a str,
     pub webhook_secret: &'a str,
+    /// The header secret of portal 1's ElevenLabs agent.
+    pub header_secret: &'a str,
+    /// The Retell workspace key that signs Retell's webhooks.
+    pub retell_api_key: &'a str,
     /// The time a voice-platform delivery is signed at (the receiver's now).
     pub signed_at: i64,
 }
@@ -180,15 +197,41 @@ fn prepared(text: String, secrets: &EventSecrets<'_>) -> String {
             "REPLACE_WITH_THE_PORTAL_IMPORT_SECRET",
             secrets.import_secret,
         );
+    text = text.replace(
+        "REPLACE_WITH_THE_PORTAL_HEADER_SECRET",
+        secrets.header_secret,
+    );
+    // The body as delivered, before any signature is filled in (the body holds none).
+    let body = serde_json::from_str::<Value>(&text).expect("an event is JSON")["body"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     if text.contains("REPLACE_WITH_A_SIGNATURE") {
-        let payload: Value = serde_json::from_str(&text).expect("an event is JSON");
-        let body = payload["body"].as_str().expect("a delivery has a body");
         let signature = shared::webhook::signature_header(
             secrets.webhook_secret,
             secrets.signed_at,
             body.as_bytes(),
         );
         text = text.replace("REPLACE_WITH_A_SIGNATURE", &signature);
+    }
+    if text.contains("REPLACE_WITH_A_RETELL_SIGNATURE") {
+        let signature = shared::provider_auth::retell_signature(
+            secrets.retell_api_key,
+            secrets.signed_at * 1000,
+            body.as_bytes(),
+        );
+        text = text.replace("REPLACE_WITH_A_RETELL_SIGNATURE", &signature);
+    }
+    if text.contains("REPLACE_WITH_A_VAPI_SIGNATURE") {
+        let timestamp = secrets.signed_at.to_string();
+        let signature = shared::provider_auth::vapi_signature(
+            secrets.webhook_secret,
+            &timestamp,
+            body.as_bytes(),
+        );
+        text = text
+            .replace("REPLACE_WITH_A_VAPI_SIGNATURE", &signature)
+            .replace("REPLACE_WITH_A_VAPI_TIMESTAMP", &timestamp);
     }
     text
 }

@@ -32,6 +32,10 @@ enum Access {
     Open,
     /// The voice platform's signature over the body.
     Signed,
+    /// Retell's, Vapi's or ElevenLabs' own scheme.
+    Retell,
+    Vapi,
+    ElevenLabs,
 }
 
 impl Endpoint {
@@ -69,7 +73,13 @@ fn endpoints(app: &TestApp, token: &str) -> Vec<Endpoint> {
                 serde_json::from_str(&app.prepared_event(name, token, signed_at)).unwrap();
             let (method, template) = event["routeKey"].as_str().unwrap().split_once(' ').unwrap();
             let headers = &event["headers"];
-            let access = if headers.get("x-signature").is_some() {
+            let access = if headers.get("x-retell-signature").is_some() {
+                Access::Retell
+            } else if headers.get("x-timestamp").is_some() {
+                Access::Vapi
+            } else if headers.get("x-webhook-secret").is_some() {
+                Access::ElevenLabs
+            } else if headers.get("x-signature").is_some() {
                 Access::Signed
             } else if headers.get("authorization").is_some() {
                 Access::Bearer
@@ -418,15 +428,41 @@ async fn send(app: &TestApp, endpoint: &Endpoint, case: &Case) -> (StatusCode, V
     if let Some(authorization) = &case.authorization {
         request = request.header("authorization", authorization.clone());
     }
-    if endpoint.access == Access::Signed {
-        let signature = shared::webhook::signature_header(
-            &app.api.webhook_secret(1),
-            shared::clock::Clock::now(&app.clock).timestamp(),
-            &case.body,
-        );
-        request = request
-            .header("x-portal-id", "1")
-            .header("x-signature", signature);
+    let now = shared::clock::Clock::now(&app.clock);
+    match endpoint.access {
+        Access::Signed => {
+            let signature = shared::webhook::signature_header(
+                &app.api.webhook_secret(1),
+                now.timestamp(),
+                &case.body,
+            );
+            request = request
+                .header("x-portal-id", "1")
+                .header("x-signature", signature);
+        }
+        Access::Retell => {
+            let signature = shared::provider_auth::retell_signature(
+                &app.api.retell_api_key,
+                now.timestamp_millis(),
+                &case.body,
+            );
+            request = request.header("x-retell-signature", signature);
+        }
+        Access::Vapi => {
+            let timestamp = now.timestamp().to_string();
+            let signature = shared::provider_auth::vapi_signature(
+                &app.api.webhook_secret(1),
+                &timestamp,
+                &case.body,
+            );
+            request = request
+                .header("x-signature", signature)
+                .header("x-timestamp", timestamp);
+        }
+        Access::ElevenLabs => {
+            request = request.header("x-webhook-secret", app.api.header_secret(1));
+        }
+        Access::Bearer | Access::Open => {}
     }
     let answer = app
         .send(request.body(Body::from(case.body.clone())).unwrap())

@@ -57,7 +57,7 @@ fn openapi_routes() -> BTreeSet<String> {
 #[test]
 fn the_template_the_sample_events_and_the_openapi_document_have_the_same_routes() {
     let template = template_routes();
-    assert_eq!(template.len(), 27, "{template:?}");
+    assert_eq!(template.len(), 35, "{template:?}");
     assert_eq!(template, event_routes());
     assert_eq!(template, openapi_routes());
 }

@@ -532,33 +532,42 @@ pub async fn elevenlabs_inbound(
     })))
 }
 
-/// The body of an ElevenLabs server tool: the tool's parameters as the agent filled them, with
-/// the conversation's id (and the caller's number) passed in from system dynamic variables.
+/// The body of ElevenLabs' `record_request` server tool: the tool's parameters as the agent
+/// filled them, with the conversation's id (and the caller's number) passed in from system
+/// dynamic variables.
 #[derive(Debug, Deserialize)]
-struct ElevenLabsTool {
+struct ElevenLabsRecordRequest {
     conversation_id: String,
     #[serde(default)]
     caller_id: Option<String>,
-    #[serde(flatten)]
-    arguments: Map<String, Value>,
+    request: String,
+}
+
+/// The body of ElevenLabs' `report_emergency` server tool.
+#[derive(Debug, Deserialize)]
+struct ElevenLabsReportEmergency {
+    conversation_id: String,
+    #[serde(default)]
+    caller_id: Option<String>,
+    #[serde(default)]
+    category: Option<String>,
+    words: String,
 }
 
 async fn elevenlabs_tool(
     state: &IntegrationsState,
     portal_id: i32,
     access: &AccessNote,
-    headers: &HeaderMap,
-    body: &[u8],
+    (conversation_id, caller_id): (String, Option<String>),
     name: &str,
+    arguments: Map<String, Value>,
 ) -> Result<JsonResponse<Value>, ApiError> {
-    check_elevenlabs(state, portal_id, headers)?;
-    let tool: ElevenLabsTool = decode_json(body)?;
     let request = ToolCallRequest {
-        call_id: tool.conversation_id,
-        tool_call_id: repeat_key(name, &tool.arguments),
+        call_id: conversation_id,
+        tool_call_id: repeat_key(name, &arguments),
         name: name.to_string(),
-        arguments: tool.arguments,
-        from_number: tool.caller_id,
+        arguments,
+        from_number: caller_id,
     };
     let result = carry_out(state, portal_id, access, request).await?;
     Ok(JsonResponse::ok(json!({ "result": result })))
@@ -588,13 +597,17 @@ pub async fn elevenlabs_record_request(
     headers: HeaderMap,
     JsonBytes(body): JsonBytes,
 ) -> Result<JsonResponse<Value>, ApiError> {
+    check_elevenlabs(&state, portal_id, &headers)?;
+    let tool: ElevenLabsRecordRequest = decode_json(&body)?;
+    let arguments = Map::from_iter([("request".to_string(), Value::String(tool.request))]);
+    let call = (tool.conversation_id, tool.caller_id);
     elevenlabs_tool(
         &state,
         portal_id,
         &access,
-        &headers,
-        &body,
+        call,
         "record_request",
+        arguments,
     )
     .await
 }
@@ -623,13 +636,20 @@ pub async fn elevenlabs_report_emergency(
     headers: HeaderMap,
     JsonBytes(body): JsonBytes,
 ) -> Result<JsonResponse<Value>, ApiError> {
+    check_elevenlabs(&state, portal_id, &headers)?;
+    let tool: ElevenLabsReportEmergency = decode_json(&body)?;
+    let mut arguments = Map::from_iter([("words".to_string(), Value::String(tool.words))]);
+    if let Some(category) = tool.category {
+        arguments.insert("category".into(), Value::String(category));
+    }
+    let call = (tool.conversation_id, tool.caller_id);
     elevenlabs_tool(
         &state,
         portal_id,
         &access,
-        &headers,
-        &body,
+        call,
         "report_emergency",
+        arguments,
     )
     .await
 }

@@ -100,10 +100,19 @@ impl ToolCallRequest {
                 text(&mut v, "request", MAX_REQUEST).map(|request| Tool::RecordRequest { request })
             }
             "report_emergency" => {
+                // A name outside the list is an emergency all the same; text that is no name
+                // (a number, control characters, kilobytes) is a broken integration: 400.
                 let category = match self.arguments.get("category") {
-                    Some(Value::String(name)) => emergency_category(name),
-                    _ => AlertCategory::OtherEmergency,
-                };
+                    None | Some(Value::Null) => Some(AlertCategory::OtherEmergency),
+                    Some(Value::String(name)) => v
+                        .check(
+                            "arguments.category",
+                            validate::text(name, validate::MAX_SHORT_TEXT),
+                        )
+                        .map(|name| emergency_category(name.as_deref().unwrap_or_default())),
+                    Some(_) => v.check("arguments.category", Err("must be a string".into())),
+                }
+                .unwrap_or(AlertCategory::OtherEmergency);
                 text(&mut v, "words", MAX_REQUEST).map(|words| Tool::ReportEmergency {
                     category,
                     words: words.chars().take(MAX_WORDS).collect(),

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use http::Method;
 use integration_tests::emulator::{
-    IMPORT_MASTER, Live, OTP_HASH_KEY, Running, WEBHOOK_MASTER, check_http_answer, check_shape,
-    free_port, wait_for_port,
+    IMPORT_MASTER, Live, OTP_HASH_KEY, RETELL_API_KEY, Running, WEBHOOK_MASTER, check_http_answer,
+    check_shape, free_port, wait_for_port,
 };
 use integration_tests::local_http::LocalApiClient;
 use integration_tests::{ENDPOINTS, Endpoint, SCHEDULED_EVENT, local_sdk_config, moto_endpoint};
@@ -102,6 +102,7 @@ async fn main() {
         ("otp-hash-key", OTP_HASH_KEY),
         ("import-master", IMPORT_MASTER),
         ("webhook-master", WEBHOOK_MASTER),
+        ("retell-api-key", RETELL_API_KEY),
     ] {
         let created = secrets
             .create_secret()
@@ -124,6 +125,7 @@ async fn main() {
             "OTP_HASH_KEY_SECRET_ARN": arns[0],
             "IMPORT_SECRET_ARN": arns[1],
             "WEBHOOK_SECRET_ARN": arns[2],
+            "RETELL_API_KEY_ARN": arns[3],
         }})
         .to_string(),
     )
