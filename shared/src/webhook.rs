@@ -125,6 +125,18 @@ mod tests {
     }
 
     #[test]
+    fn a_portals_header_secret_is_neither_its_webhook_secret_nor_another_portals() {
+        let header = portal_header_secret(b"master", 1);
+        assert_ne!(header, portal_webhook_secret(b"master", 1));
+        assert_ne!(header, portal_header_secret(b"master", 2));
+        // The same value `WEBHOOK_SECRET=local-master scripts/portal-secret.sh header 1` prints.
+        assert_eq!(
+            portal_header_secret(b"local-master", 1),
+            "PhFi8oEO-wtEgkBLgdIh_ZDC_hJP7wjfwBvOtkNfG5Y"
+        );
+    }
+
+    #[test]
     fn the_signature_is_the_documented_hmac() {
         // printf '%s' '1795176000.{"type":"call.ended","eventId":"e1"}' \
         //   | openssl dgst -sha256 -hmac secret

@@ -478,3 +478,33 @@ on_both_stores!(
     an_emergency_reported_after_the_call_was_recorded_alerts_for_that_call,
     a_tool_call_that_is_not_a_tool_is_a_problem_and_changes_nothing,
 );
+
+/// The README walkthrough's step 10, against the demo data `local-api` starts with, after its
+/// step 8 gave Margareta a new primary number (her old one is still her `phone`).
+#[tokio::test]
+async fn the_readme_walkthroughs_live_call_answers_as_the_readme_shows() {
+    let app = integration_tests::spawn_app(Backend::Memory).await;
+    let token = app.login(KARIN).await;
+    let fixed = app
+        .post_json(
+            "/organisations/fix-unknown-client",
+            Some(&token),
+            json!({"phoneCallId": 1004, "clientId": 3, "primaryNumber": "070-999 88 77"}),
+        )
+        .await;
+    assert_eq!(fixed.status, StatusCode::OK, "{}", fixed.json());
+    let inbound = json!({"fromNumber": MARGARETA, "toNumber": PORTAL_LINE, "callId": "conv-10"});
+    let answer = app.signed_post(INBOUND, 1, &inbound).await.json();
+    assert_eq!(
+        answer,
+        json!({"variables": {"knownCaller": "true", "firstName": "Margareta", "language": "sv",
+            "openRequests": "0", "questionnaireClientId": "", "questions": ""}})
+    );
+    let tool = json!({"callId": "conv-10", "toolCallId": "tc-1", "name": "record_request",
+        "arguments": {"request": "Ring my daughter Lena about Sunday."}});
+    let answer = app.signed_post(TOOLS, 1, &tool).await.json();
+    assert_eq!(
+        answer,
+        json!({"toolCallId": "tc-1", "result": "I have written that down; the staff will see it."})
+    );
+}
