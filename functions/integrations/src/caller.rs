@@ -14,7 +14,12 @@ use shared::store::access_log::{Access, Accessor, Action};
 use shared::store::{DueEntry, StoreError};
 use shared::validate::{self, Validator};
 
-use crate::{IntegrationsState, client_for_number};
+use axum::extract::State;
+use http::HeaderMap;
+use shared::error::Problem;
+use shared::extract::{JsonBytes, JsonResponse, decode_json};
+
+use crate::{IntegrationsState, authenticate, client_for_number};
 
 /// How long the handler may take before it answers with the unknown caller's context, unless
 /// `CALLER_CONTEXT_DEADLINE_MS` says otherwise: well inside the shortest platform timeout
@@ -253,4 +258,37 @@ async fn context(
     let records = access.records(now, 200, &shared::trace::current());
     state.audit.log.append(&records).await?;
     Ok(CallerContext::known(&client, open_requests, entry))
+}
+
+/// Tell the agent who is calling
+///
+/// Asked by the voice platform before it answers an inbound call: whether the number is a
+/// known client of the portal (a number shared by two clients is not), their first name, the
+/// language to greet in, how many of their requests are open, and a questionnaire entry due
+/// within 12 hours with its questions, all as string variables. An unknown caller, a withheld
+/// number, or a store that does not answer within the deadline (default 800 ms) gets the
+/// unknown caller's context, never an error. Signed as the events are. Each known caller's
+/// answer is a read of the client in the access log (accessor: the voice platform).
+#[utoipa::path(
+    post, path = "/integrations/voice/inbound", tag = "integrations",
+    params(
+        ("X-Portal-Id" = i32, Header, minimum = 1, description = "The portal the call is for."),
+        ("X-Signature" = String, Header, description = "As for `/integrations/voice/events`."),
+    ),
+    request_body = InboundCall,
+    responses(
+        (status = 200, description = "The caller's context; the unknown caller's when the number is not one client's, or the lookup did not finish in time.", body = CallerContext),
+        (status = 400, description = "A body that is not the JSON described, or a blank `callId`.", body = Problem),
+        (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
+    )
+)]
+pub async fn inbound_call(
+    State(state): State<IntegrationsState>,
+    headers: HeaderMap,
+    JsonBytes(body): JsonBytes,
+) -> Result<JsonResponse<CallerContext>, ApiError> {
+    let portal_id = authenticate(&state, &headers, &body)?;
+    let query = decode_json::<InboundCall>(&body)?.validated(state.region)?;
+    let context = context_in_time(&state, PortalId(portal_id), &query).await;
+    Ok(JsonResponse::ok(context))
 }

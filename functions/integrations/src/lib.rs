@@ -39,7 +39,7 @@ use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
     Conversation, DeliveryState, DueEntry, EntryCompletion, EscalationStore, HeldAnalysis,
-    IngestStore, LiveCallStore, Narrow, NewCall, NewRequest, OutcomeReport, RecordedAnalysis,
+    IngestStore, LiveCallStore, Narrow, NewCall, OutcomeReport, RecordedAnalysis,
 };
 use shared::webhook::{self, SignatureError};
 
@@ -53,8 +53,8 @@ pub const EVENT_BODY_LIMIT: usize = 1024 * 1024;
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(
     voice_event,
-    inbound_call,
-    voice_tool,
+    caller::inbound_call,
+    tools::voice_tool,
     providers::retell_inbound,
     providers::retell_tool,
     providers::vapi_message,
@@ -159,88 +159,14 @@ pub fn routes(state: IntegrationsState) -> Router {
     let audit = state.audit.clone();
     let logged = Router::new()
         .route("/integrations/voice/events", post(voice_event))
-        .route("/integrations/voice/tools", post(voice_tool))
+        .route("/integrations/voice/tools", post(tools::voice_tool))
         .merge(providers::tool_routes());
     // The caller context logs its read itself, inside its deadline: the layer's fail-closed
     // 503 would drop a call, where an unknown caller's context keeps it.
     shared::audit::logged(logged, audit)
-        .route("/integrations/voice/inbound", post(inbound_call))
+        .route("/integrations/voice/inbound", post(caller::inbound_call))
         .merge(providers::inbound_routes())
         .with_state(state)
-}
-
-/// Tell the agent who is calling
-///
-/// Asked by the voice platform before it answers an inbound call: whether the number is a
-/// known client of the portal (a number shared by two clients is not), their first name, the
-/// language to greet in, how many of their requests are open, and a questionnaire entry due
-/// within 12 hours with its questions, all as string variables. An unknown caller, a withheld
-/// number, or a store that does not answer within the deadline (default 800 ms) gets the
-/// unknown caller's context, never an error. Signed as the events are. Each known caller's
-/// answer is a read of the client in the access log (accessor: the voice platform).
-#[utoipa::path(
-    post, path = "/integrations/voice/inbound", tag = "integrations",
-    params(
-        ("X-Portal-Id" = i32, Header, minimum = 1, description = "The portal the call is for."),
-        ("X-Signature" = String, Header, description = "As for `/integrations/voice/events`."),
-    ),
-    request_body = caller::InboundCall,
-    responses(
-        (status = 200, description = "The caller's context; the unknown caller's when the number is not one client's, or the lookup did not finish in time.", body = caller::CallerContext),
-        (status = 400, description = "A body that is not the JSON described, or a blank `callId`.", body = Problem),
-        (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
-    )
-)]
-async fn inbound_call(
-    State(state): State<IntegrationsState>,
-    headers: HeaderMap,
-    JsonBytes(body): JsonBytes,
-) -> Result<JsonResponse<caller::CallerContext>, ApiError> {
-    let portal_id = authenticate(&state, &headers, &body)?;
-    let query = decode_json::<caller::InboundCall>(&body)?.validated(state.region)?;
-    let context = caller::context_in_time(&state, PortalId(portal_id), &query).await;
-    Ok(JsonResponse::ok(context))
-}
-
-/// Carry out a tool the agent calls during a live call
-///
-/// `record_request` writes a client request down for staff now: it is listed with the call's
-/// requests once `call.ended` stores the call, after those the event brings itself, and not
-/// again when `call.ended` brings the same words. `report_emergency` opens the call's urgent
-/// alert at once and sends its first SMS within this request, as the triage of `call.ended`
-/// would; that call then takes the alert over (never a second one). A repeated `toolCallId`
-/// is answered as the first time and writes nothing. The answer is a sentence the agent can
-/// say. Signed as the events are.
-#[utoipa::path(
-    post, path = "/integrations/voice/tools", tag = "integrations",
-    params(
-        ("X-Portal-Id" = i32, Header, minimum = 1, description = "The portal the call is for."),
-        ("X-Signature" = String, Header, description = "As for `/integrations/voice/events`."),
-    ),
-    request_body = tools::ToolCallRequest,
-    responses(
-        (status = 200, description = "Carried out (or carried out before, for a repeated `toolCallId`).", body = tools::ToolResult),
-        (status = 400, description = "An unknown tool, or arguments that are not what the tool takes.", body = Problem),
-        (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
-    )
-)]
-async fn voice_tool(
-    State(state): State<IntegrationsState>,
-    access: AccessNote,
-    headers: HeaderMap,
-    JsonBytes(body): JsonBytes,
-) -> Result<JsonResponse<tools::ToolResult>, ApiError> {
-    let portal_id = authenticate(&state, &headers, &body)?;
-    let call = decode_json::<tools::ToolCallRequest>(&body)?.validated(state.region)?;
-    let (result, client_id) = tools::carry_out(&state, PortalId(portal_id), &call).await?;
-    access.record(
-        PortalId(portal_id),
-        Accessor::VoicePlatform,
-        Action::ToolCall,
-        [client_id],
-        [],
-    );
-    Ok(JsonResponse::ok(result))
 }
 
 /// The answer to a delivery: the call it concerns, `null` while an analysis waits for it.
@@ -263,7 +189,7 @@ impl Ingested {
 
 /// Checks the delivery's portal and signature before anything else is read; every failure is
 /// the same 401, the reason goes to the log only.
-fn authenticate(
+pub(crate) fn authenticate(
     state: &IntegrationsState,
     headers: &HeaderMap,
     body: &[u8],
@@ -506,7 +432,7 @@ async fn call_ended(
                 category: line.category,
             })
             .collect();
-        let new_requests = with_live_requests(&event.requests, &delivery.live.live);
+        let new_requests = tools::with_live_requests(&event.requests, &delivery.live.live);
         let requests: Vec<&str> = new_requests.iter().map(|r| r.request.as_str()).collect();
         let finding = triaged(
             state,
@@ -586,37 +512,6 @@ async fn call_ended(
             return Ok(Delivered::Wrote(recorded));
         }
     }
-}
-
-/// The requests of a call: those `call.ended` brings, in its order, then those the agent wrote
-/// down during the call that it does not bring (the same words, ignoring case, spaces and
-/// punctuation, are one request).
-fn with_live_requests(
-    raised: &[events::IncomingRequest],
-    live: &shared::store::live::LiveCall,
-) -> Vec<NewRequest> {
-    let mut requests: Vec<NewRequest> = raised
-        .iter()
-        .map(|raised| NewRequest {
-            line_index: Some(raised.transcript_line_index),
-            request: raised.request.clone(),
-            at: None,
-        })
-        .collect();
-    for written in &live.requests {
-        let key = tools::same_request_key(&written.request);
-        if !requests
-            .iter()
-            .any(|r| tools::same_request_key(&r.request) == key)
-        {
-            requests.push(NewRequest {
-                line_index: None,
-                request: written.request.clone(),
-                at: Some(written.at),
-            });
-        }
-    }
-    requests
 }
 
 /// A delivery's state (for its `eventId` and conversation) and the questionnaire entry it

@@ -16,8 +16,16 @@ use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{AlertWrite, CallAlert};
 use shared::validate::{self, Validator};
 
-use crate::IntegrationsState;
+use axum::extract::State;
+use http::HeaderMap;
+use shared::audit::AccessNote;
+use shared::error::Problem;
+use shared::extract::{JsonBytes, JsonResponse, decode_json};
+use shared::store::NewRequest;
+use shared::store::access_log::{Accessor, Action};
+
 use crate::call_alerts::escalate_at_once;
+use crate::{IntegrationsState, authenticate, events};
 
 /// The longest request the agent may write down: a sentence or two.
 const MAX_REQUEST: usize = 2_000;
@@ -65,6 +73,16 @@ pub enum Tool {
         category: AlertCategory,
         words: String,
     },
+}
+
+impl Tool {
+    /// The tool's wire name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Tool::RecordRequest { .. } => "record_request",
+            Tool::ReportEmergency { .. } => "report_emergency",
+        }
+    }
 }
 
 /// A tool call parsed at the edge.
@@ -234,7 +252,7 @@ pub async fn carry_out(
         if let Round::Done(written) = state.caller.record_tool_call(&write).await.or_lost()? {
             tracing::info!(
                 portal_id = portal_id.get(),
-                tool = ?std::mem::discriminant(&call.tool),
+                tool = call.tool.name(),
                 alert = ?written,
                 recorded = write.read.conversation.is_some(),
                 "tool call carried out"
@@ -329,4 +347,73 @@ async fn emergency_alert(
         ..Alert::of_call(origin, finding, now)
     };
     Ok((Some(AlertWrite::Open(alert)), client_id))
+}
+
+/// Carry out a tool the agent calls during a live call
+///
+/// `record_request` writes a client request down for staff now: it is listed with the call's
+/// requests once `call.ended` stores the call, after those the event brings itself, and not
+/// again when `call.ended` brings the same words. `report_emergency` opens the call's urgent
+/// alert at once and sends its first SMS within this request, as the triage of `call.ended`
+/// would; that call then takes the alert over (never a second one). A repeated `toolCallId`
+/// is answered as the first time and writes nothing. The answer is a sentence the agent can
+/// say. Signed as the events are.
+#[utoipa::path(
+    post, path = "/integrations/voice/tools", tag = "integrations",
+    params(
+        ("X-Portal-Id" = i32, Header, minimum = 1, description = "The portal the call is for."),
+        ("X-Signature" = String, Header, description = "As for `/integrations/voice/events`."),
+    ),
+    request_body = ToolCallRequest,
+    responses(
+        (status = 200, description = "Carried out (or carried out before, for a repeated `toolCallId`).", body = ToolResult),
+        (status = 400, description = "An unknown tool, or arguments that are not what the tool takes.", body = Problem),
+        (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
+    )
+)]
+pub async fn voice_tool(
+    State(state): State<IntegrationsState>,
+    access: AccessNote,
+    headers: HeaderMap,
+    JsonBytes(body): JsonBytes,
+) -> Result<JsonResponse<ToolResult>, ApiError> {
+    let portal_id = authenticate(&state, &headers, &body)?;
+    let call = decode_json::<ToolCallRequest>(&body)?.validated(state.region)?;
+    let (result, client_id) = carry_out(&state, PortalId(portal_id), &call).await?;
+    access.record(
+        PortalId(portal_id),
+        Accessor::VoicePlatform,
+        Action::ToolCall,
+        [client_id],
+        [],
+    );
+    Ok(JsonResponse::ok(result))
+}
+
+/// The requests of a call: those `call.ended` brings, in its order, then those the agent wrote
+/// down during the call that it does not bring (the same words, ignoring case, spaces and
+/// punctuation, are one request).
+pub(crate) fn with_live_requests(
+    raised: &[events::IncomingRequest],
+    live: &shared::store::live::LiveCall,
+) -> Vec<NewRequest> {
+    let mut requests: Vec<NewRequest> = raised
+        .iter()
+        .map(|raised| NewRequest {
+            line_index: Some(raised.transcript_line_index),
+            request: raised.request.clone(),
+            at: None,
+        })
+        .collect();
+    for written in &live.requests {
+        let key = same_request_key(&written.request);
+        if !requests.iter().any(|r| same_request_key(&r.request) == key) {
+            requests.push(NewRequest {
+                line_index: None,
+                request: written.request.clone(),
+                at: Some(written.at),
+            });
+        }
+    }
+    requests
 }
