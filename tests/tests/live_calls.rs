@@ -463,6 +463,31 @@ async fn a_tool_call_that_is_not_a_tool_is_a_problem_and_changes_nothing(backend
     assert!(app.alert_messages().is_empty());
 }
 
+async fn tool_calls_racing_the_calls_delivery_lose_no_request_and_duplicate_none(backend: Backend) {
+    let app = spawn(backend).await;
+    let token = app.login(KARIN).await;
+    let texts: Vec<String> = (1..=10).map(|i| format!("Errand number {i}.")).collect();
+    let tools = texts.iter().enumerate().map(|(i, text)| {
+        let body = request("conv-race", &format!("t-{i}"), text);
+        let app = &app;
+        async move { app.signed_post(TOOLS, 1, &body).await.status }
+    });
+    let ended = ended_call("conv-race", "Några ärenden.", &["Errand number 1."]);
+    let (statuses, delivered) =
+        futures::future::join(futures::future::join_all(tools), app.deliver(1, &ended)).await;
+    assert!(
+        statuses.iter().all(|s| *s == StatusCode::OK),
+        "{statuses:?}"
+    );
+    assert_eq!(delivered.status, StatusCode::OK, "{}", delivered.json());
+    let call_id = delivered.json()["phoneCallId"].as_i64().unwrap();
+    let mut listed = call_requests(&app, &token, call_id).await;
+    listed.sort();
+    let mut expected = texts.clone();
+    expected.sort();
+    assert_eq!(listed, expected);
+}
+
 on_both_stores!(
     a_known_caller_is_greeted_by_first_name_with_their_open_requests,
     unknown_withheld_and_deleted_callers_get_the_fixed_unknown_context,
@@ -477,6 +502,7 @@ on_both_stores!(
     an_emergency_reported_in_the_call_alerts_at_once_and_only_once,
     an_emergency_reported_after_the_call_was_recorded_alerts_for_that_call,
     a_tool_call_that_is_not_a_tool_is_a_problem_and_changes_nothing,
+    tool_calls_racing_the_calls_delivery_lose_no_request_and_duplicate_none,
 );
 
 /// The README walkthrough's step 10, against the demo data `local-api` starts with, after its

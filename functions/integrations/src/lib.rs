@@ -323,9 +323,9 @@ async fn call_ended(
 ) -> Result<Delivered, ApiError> {
     let store = &state.store;
     let entry_id = event.questionnaire_client_id();
-    // The delivery state or the entry changed since it was read (a concurrent delivery of
-    // the same call): read again.
-    let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the conversation");
+    // The delivery state, the entry or the live state changed since it was read (a concurrent
+    // delivery of the same call, a tool call of the agent's): read again.
+    let mut rounds = optimistic::Rounds::new(tools::LIVE_CALL_ROUNDS, "the conversation");
     loop {
         rounds.start().await?;
         let (delivery, entry) = delivery_with_entry(

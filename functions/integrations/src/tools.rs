@@ -27,6 +27,12 @@ use shared::store::access_log::{Accessor, Action};
 use crate::call_alerts::escalate_at_once;
 use crate::{IntegrationsState, authenticate, events};
 
+/// Rounds a tool call (or the `call.ended` it races) may lose before it answers 503: a
+/// conversation's live state is written by each of its tool calls, and an agent may call
+/// several at once (Vapi sends parallel calls); 16 lets 16 writers at once all succeed, as
+/// each round lets at least one through.
+pub const LIVE_CALL_ROUNDS: u32 = 16;
+
 /// The longest request the agent may write down: a sentence or two.
 const MAX_REQUEST: usize = 2_000;
 
@@ -204,7 +210,7 @@ pub async fn carry_out(
     portal_id: PortalId,
     call: &ToolCall,
 ) -> Result<(ToolResult, i32), ApiError> {
-    let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the live call");
+    let mut rounds = optimistic::Rounds::new(LIVE_CALL_ROUNDS, "the live call");
     loop {
         rounds.start().await?;
         let read = state.caller.live_state(portal_id, &call.call_id).await?;
