@@ -475,6 +475,16 @@ async fn a_busy_line_is_called_again_in_half_an_hour_and_a_redelivery_changes_no
         "a redelivery answers as the first"
     );
     assert_eq!(entry(&app, &token, id).await["nextTryAt"], after_second);
+    // The same eventId with another report is no redelivery: refused, and nothing changes.
+    let reused = failed(
+        "fail-1",
+        id,
+        1,
+        "invalid_number",
+        t0 + TimeDelta::minutes(1),
+    );
+    app.deliver(1, &reused).await.problem(StatusCode::CONFLICT);
+    assert_eq!(entry(&app, &token, id).await["nextTryAt"], after_second);
     let n = id.as_i64().unwrap();
     assert_eq!(dedup_ids(&app).await, [format!("{n}-1"), format!("{n}-2")]);
 }

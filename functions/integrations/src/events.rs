@@ -326,6 +326,27 @@ impl CallFailed {
     }
 }
 
+impl CallFailed {
+    /// What the delivery's receipt keeps of it: its conversation (when it names one) and a
+    /// digest of the report, so that the same `eventId` with another report is told apart from
+    /// a redelivery (409, as `call.ended` answers a reused id).
+    pub fn receipt(&self) -> String {
+        let report = serde_json::json!([
+            self.questionnaire_client_id,
+            self.attempt,
+            self.to_number,
+            self.start_date,
+            self.outcome,
+            self.detail,
+        ]);
+        format!(
+            "{}|{}",
+            self.conversation_uuid.as_deref().unwrap_or_default(),
+            shared::auth::keyed_hash(b"call.failed", &report.to_string())
+        )
+    }
+}
+
 impl CallEnded {
     /// The event with its numbers in E.164, its ids trimmed, and every field checked.
     pub fn validated(mut self, region: DefaultRegion) -> Result<Self, ApiError> {

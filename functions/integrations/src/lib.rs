@@ -230,7 +230,7 @@ pub(crate) fn authenticate(
         (status = 200, description = "The call the delivery concerns (`null` for `call.failed`, which concerns none).", body = Ingested),
         (status = 202, description = "An analysis whose call has not ended yet: held, merged when it does (`phoneCallId` null).", body = Ingested),
         (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
-        (status = 409, description = "This `eventId` was delivered before for another conversation.", body = Problem),
+        (status = 409, description = "This `eventId` was delivered before for another conversation (or, for `call.failed`, with another report).", body = Problem),
     )
 )]
 async fn voice_event(
@@ -606,7 +606,7 @@ async fn call_failed(
     event: &CallFailed,
 ) -> Result<Delivered, ApiError> {
     let store = &state.store;
-    let receipt = event.conversation_uuid.clone().unwrap_or_default();
+    let receipt = event.receipt();
     let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the entry");
     loop {
         rounds.start().await?;
@@ -619,7 +619,13 @@ async fn call_failed(
         )
         .await?;
         if let Some(seen) = &delivery.receipt {
-            return repeated(seen, &receipt, &delivery).map(|_| Delivered::Outcome(None));
+            return repeated(seen, &receipt, &delivery)
+                .map(|_| Delivered::Outcome(None))
+                .map_err(|_| {
+                    ApiError::Conflict(
+                        "This eventId was already delivered with another report.".into(),
+                    )
+                });
         }
         let entry = found.filter(|due| due.portal_id == portal_id);
         if entry.is_none() {
