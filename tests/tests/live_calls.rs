@@ -488,6 +488,31 @@ async fn tool_calls_racing_the_calls_delivery_lose_no_request_and_duplicate_none
     assert_eq!(listed, expected);
 }
 
+async fn a_call_writes_down_at_most_a_hundred_requests_but_an_emergency_still_gets_through(
+    backend: Backend,
+) {
+    let app = spawn(backend).await;
+    let token = app.login(KARIN).await;
+    for i in 0..100 {
+        call_tool(
+            &app,
+            &request("conv-full", &format!("t-{i}"), &format!("Errand {i}.")),
+        )
+        .await;
+    }
+    let refused = app
+        .signed_post(TOOLS, 1, &request("conv-full", "t-100", "One more errand."))
+        .await
+        .problem(StatusCode::CONFLICT);
+    assert!(
+        refused["detail"].as_str().unwrap().contains("100 requests"),
+        "{refused}"
+    );
+    let alerted = call_tool(&app, &emergency("conv-full", "t-101", "fall", "I fell")).await;
+    assert!(alerted.contains("alerted the staff"), "{alerted}");
+    assert_eq!(urgent_alerts(&app, &token).await.len(), 1);
+}
+
 on_both_stores!(
     a_known_caller_is_greeted_by_first_name_with_their_open_requests,
     unknown_withheld_and_deleted_callers_get_the_fixed_unknown_context,
@@ -503,6 +528,7 @@ on_both_stores!(
     an_emergency_reported_after_the_call_was_recorded_alerts_for_that_call,
     a_tool_call_that_is_not_a_tool_is_a_problem_and_changes_nothing,
     tool_calls_racing_the_calls_delivery_lose_no_request_and_duplicate_none,
+    a_call_writes_down_at_most_a_hundred_requests_but_an_emergency_still_gets_through,
 );
 
 /// The README walkthrough's step 10, against the demo data `local-api` starts with, after its

@@ -33,6 +33,12 @@ use crate::{IntegrationsState, authenticate, events};
 /// each round lets at least one through.
 pub const LIVE_CALL_ROUNDS: u32 = 16;
 
+/// The most requests one conversation's tools may write down, and the most tool calls it may
+/// make: a conversation's live state is one item (DynamoDB's 400 KB), and no call has
+/// more. An emergency report is taken up to the second bound, past the first.
+pub const MAX_LIVE_REQUESTS: usize = 100;
+pub const MAX_TOOL_CALLS: usize = 1_000;
+
 /// The longest request the agent may write down: a sentence or two.
 const MAX_REQUEST: usize = 2_000;
 
@@ -218,6 +224,15 @@ pub async fn carry_out(
         if let Some(result) = read.live.answer_of(&call.tool_call_id) {
             return Ok((answer(call, result), client_id));
         }
+        let full = read.live.answered.len() >= MAX_TOOL_CALLS
+            || (matches!(call.tool, Tool::RecordRequest { .. })
+                && read.live.requests.len() >= MAX_LIVE_REQUESTS);
+        if full {
+            return Err(ApiError::Conflict(format!(
+                "This call has reached its limit of {MAX_LIVE_REQUESTS} requests written down \
+                 and {MAX_TOOL_CALLS} tool calls."
+            )));
+        }
         let now = state.clock.now();
         let (result, alert, late_request, client_id) = match &call.tool {
             Tool::RecordRequest { request } => {
@@ -374,6 +389,7 @@ async fn emergency_alert(
     responses(
         (status = 200, description = "Carried out (or carried out before, for a repeated `toolCallId`).", body = ToolResult),
         (status = 400, description = "An unknown tool, or arguments that are not what the tool takes.", body = Problem),
+        (status = 409, description = "The call has reached its limit of 100 requests written down (or 1,000 tool calls).", body = Problem),
         (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
     )
 )]
