@@ -398,7 +398,7 @@ mod tests {
     }
 
     #[test]
-    fn only_the_login_the_import_and_the_voice_events_are_without_a_session() {
+    fn only_the_login_the_import_and_the_voice_platforms_routes_are_without_a_session() {
         let mut doc = document();
         let public: Vec<String> = operations(&mut doc)
             .filter(|operation| operation["security"] == json!([]))
@@ -409,7 +409,15 @@ mod tests {
             [
                 "request_otp",
                 "validate_otp",
+                "elevenlabs_inbound",
+                "elevenlabs_record_request",
+                "elevenlabs_report_emergency",
                 "voice_event",
+                "inbound_call",
+                "retell_inbound",
+                "retell_tool",
+                "voice_tool",
+                "vapi_message",
                 "import_clients"
             ]
         );
