@@ -55,12 +55,12 @@ pub const EVENT_BODY_LIMIT: usize = 1024 * 1024;
     voice_event,
     caller::inbound_call,
     tools::voice_tool,
-    providers::retell_inbound,
-    providers::retell_tool,
-    providers::vapi_message,
-    providers::elevenlabs_inbound,
-    providers::elevenlabs_record_request,
-    providers::elevenlabs_report_emergency,
+    providers::retell::retell_inbound,
+    providers::retell::retell_tool,
+    providers::vapi::vapi_message,
+    providers::elevenlabs::elevenlabs_inbound,
+    providers::elevenlabs::elevenlabs_record_request,
+    providers::elevenlabs::elevenlabs_report_emergency,
 ))]
 pub struct ApiDoc;
 
