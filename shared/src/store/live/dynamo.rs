@@ -6,7 +6,6 @@ use aws_sdk_dynamodb::types::{Put, Select, TransactWriteItem};
 
 use crate::fixture::counters;
 use crate::ids::{ClientId, PortalId};
-use crate::records::ClientRequest;
 use crate::store::dynamo::errors::{build_error, classify};
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{
@@ -15,7 +14,9 @@ use crate::store::dynamo::items::{
 use crate::store::dynamo::operations::txn_put;
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::ingest::OPEN_REQUEST;
-use crate::store::live::{LiveCall, LiveCallStore, LiveState, ToolWrite, written_alert};
+use crate::store::live::{
+    LiveCall, LiveCallStore, LiveState, ToolWrite, late_request, written_alert,
+};
 use crate::store::questionnaires::dynamo::due_entry_from_item;
 use crate::store::seed::dynamo::request_item;
 use crate::store::{AlertWrite, CallAlert, DueEntry, StoreResult};
@@ -156,20 +157,7 @@ impl LiveCallStore for DynamoStore {
         }
         if let (Some(conversation), Some((request, at))) = (recorded, &write.late_request) {
             let id = self.reserve_ids(counters::CLIENT_REQUEST, 1).await?;
-            let record = ClientRequest {
-                id,
-                created_at: *at,
-                request: Some(request.clone()),
-                client_id: conversation.client_id,
-                portal_id,
-                phone_call_id: conversation.phone_call_id,
-                phone_call_transcript_line_id: None,
-                status: Some(OPEN_REQUEST.into()),
-                response: None,
-                responded_at: None,
-                responded_by_account_id: None,
-                responded_by: None,
-            };
+            let record = late_request(id, portal_id, conversation, request, *at);
             writes.push(self.data_put(request_item(&record)?, Some("attribute_not_exists(pk)"))?);
         }
         writes.push(self.live_put(portal_id, &write.call_id, &live, write.read.version)?);

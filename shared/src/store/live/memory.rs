@@ -4,9 +4,8 @@ use async_trait::async_trait;
 
 use crate::fixture::counters;
 use crate::ids::{ClientId, PortalId};
-use crate::records::ClientRequest;
 use crate::store::ingest::OPEN_REQUEST;
-use crate::store::live::{LiveCallStore, LiveState, ToolWrite, written_alert};
+use crate::store::live::{LiveCallStore, LiveState, ToolWrite, late_request, written_alert};
 use crate::store::memory::{MemoryStore, State};
 use crate::store::{AlertWrite, CallAlert, DueEntry, StoreError, StoreResult};
 
@@ -112,20 +111,7 @@ impl LiveCallStore for MemoryStore {
         };
         if let (Some(conversation), Some((request, at))) = (&recorded, &write.late_request) {
             let id = state.next_id(counters::CLIENT_REQUEST, 1)?;
-            let record = ClientRequest {
-                id,
-                created_at: *at,
-                request: Some(request.clone()),
-                client_id: conversation.client_id,
-                portal_id,
-                phone_call_id: conversation.phone_call_id,
-                phone_call_transcript_line_id: None,
-                status: Some(OPEN_REQUEST.into()),
-                response: None,
-                responded_at: None,
-                responded_by_account_id: None,
-                responded_by: None,
-            };
+            let record = late_request(id, portal_id, conversation, request, *at);
             state
                 .requests
                 .entry(conversation.phone_call_id)

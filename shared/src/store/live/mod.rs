@@ -116,3 +116,28 @@ pub(crate) fn written_alert(
         AlertWrite::RaiseTo { alert, .. } => alert.clone(),
     }
 }
+
+/// A request a tool wrote down after its call was recorded, as the store adds it to the call:
+/// open, without a transcript line.
+pub(crate) fn late_request(
+    id: i32,
+    portal_id: i32,
+    conversation: &Conversation,
+    request: &str,
+    at: Timestamp,
+) -> crate::records::ClientRequest {
+    crate::records::ClientRequest {
+        id,
+        created_at: at,
+        request: Some(request.to_owned()),
+        client_id: conversation.client_id,
+        portal_id,
+        phone_call_id: conversation.phone_call_id,
+        phone_call_transcript_line_id: None,
+        status: Some(crate::store::ingest::OPEN_REQUEST.into()),
+        response: None,
+        responded_at: None,
+        responded_by_account_id: None,
+        responded_by: None,
+    }
+}
