@@ -26,7 +26,7 @@ echo "== rustfmt, clippy"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
-echo "== function binaries (run under the Lambda runtime emulator by tests/tests/runtime_emulator.rs)"
+echo "== function binaries (run under the Lambda runtime emulator by tests/tests/api/runtime_emulator.rs)"
 cargo build --workspace --bins --quiet
 
 echo "== cargo test (in-memory store, and DynamoDB and SQS on moto)"

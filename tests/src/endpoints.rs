@@ -110,7 +110,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     write("questionnaires-start-for-clients", "questionnaires", 200, (3, CREATE_LOGGED)),
     read("alerts-list", "questionnaires", (2, READ_LOGGED)),
     // The demo holds no alert (a scheduler pass and a dialler's report make one:
-    // tests/tests/alerts.rs), so alert 41 is missing here.
+    // tests/tests/api/alerts.rs), so alert 41 is missing here.
     at("alerts-get", "questionnaires", 404, Access::Read, (1, READ)),
     write("alerts-acknowledge", "questionnaires", 404, (1, READ)),
     read("organisations-suggest-unknown-client", "organisations", (3, TWO_READS_LOGGED)),

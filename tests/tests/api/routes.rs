@@ -66,7 +66,7 @@ fn the_template_the_sample_events_and_the_openapi_document_have_the_same_routes(
 fn the_checked_in_openapi_json_is_the_document_the_code_generates() {
     let generated = local_api::openapi::document();
     let checked_in: Value =
-        serde_json::from_str(include_str!("../../openapi.json")).expect("openapi.json is JSON");
+        serde_json::from_str(include_str!("../../../openapi.json")).expect("openapi.json is JSON");
     assert!(
         checked_in == generated,
         "openapi.json is stale: run `cargo run -p local-api -- --openapi > openapi.json`"

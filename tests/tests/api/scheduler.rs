@@ -1,7 +1,7 @@
 //! Questionnaire scheduler scenarios, each on both stores (DynamoDB and SQS on moto): what a
 //! pass sends, back-off, retries, recorded calls, calling hours, concurrent and killed passes,
 //! what the dialler's `call.failed` reports do to the next try, and the pass's requests (alerts
-//! and their escalation: tests/tests/alerts.rs).
+//! and their escalation: tests/tests/api/alerts.rs).
 
 use std::collections::HashSet;
 use std::sync::Arc;
