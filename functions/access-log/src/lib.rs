@@ -40,7 +40,7 @@ const ADMINS_ONLY: &str = "Only an admin of the portal may read its access log."
 #[openapi(paths(client_extract, portal_log, record_review, list_reviews))]
 pub struct ApiDoc;
 
-#[derive(Clone)]
+#[derive(Clone, FromRef)]
 pub struct AccessLogState {
     pub log: Arc<dyn AccessLogReader>,
     pub clients: Arc<dyn ClientStore>,
@@ -62,12 +62,6 @@ impl AccessLogState {
             authenticator: services.authenticator(),
             audit: services.audit(),
         }
-    }
-}
-
-impl FromRef<AccessLogState> for Authenticator {
-    fn from_ref(state: &AccessLogState) -> Self {
-        state.authenticator.clone()
     }
 }
 

@@ -26,7 +26,7 @@ use shared::store::{
 };
 use utoipa::ToSchema;
 
-#[derive(Clone)]
+#[derive(Clone, FromRef)]
 pub struct AuthState {
     pub store: Arc<dyn AuthStore>,
     pub sms: Arc<dyn SmsSender>,
@@ -62,12 +62,6 @@ impl AuthState {
             .await?;
         let sms = Arc::new(SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk)));
         Ok(Self::new(&platform.services, sms, key.into()))
-    }
-}
-
-impl FromRef<AuthState> for Authenticator {
-    fn from_ref(state: &AuthState) -> Self {
-        state.authenticator.clone()
     }
 }
 

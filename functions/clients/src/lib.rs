@@ -34,7 +34,7 @@ pub const MAX_PAGE: usize = 1000;
 #[openapi(paths(list_clients, update_client))]
 pub struct ApiDoc;
 
-#[derive(Clone)]
+#[derive(Clone, FromRef)]
 pub struct ClientsState {
     pub clients: Arc<dyn ClientStore>,
     pub authenticator: Authenticator,
@@ -54,12 +54,6 @@ impl ClientsState {
             region: services.phone_region(MetadataLoad::FirstUse),
             audit: services.audit(),
         }
-    }
-}
-
-impl FromRef<ClientsState> for Authenticator {
-    fn from_ref(state: &ClientsState) -> Self {
-        state.authenticator.clone()
     }
 }
 

@@ -31,7 +31,7 @@ use shared::validate::{self, Validator, required};
 ))]
 pub struct ApiDoc;
 
-#[derive(Clone)]
+#[derive(Clone, FromRef)]
 pub struct ContactDetailsState {
     pub contacts: Arc<dyn ContactDetailStore>,
     pub authenticator: Authenticator,
@@ -52,12 +52,6 @@ impl ContactDetailsState {
             region: services.phone_region(MetadataLoad::FirstUse),
             time_zone: services.time_zone.clone(),
         }
-    }
-}
-
-impl FromRef<ContactDetailsState> for Authenticator {
-    fn from_ref(state: &ContactDetailsState) -> Self {
-        state.authenticator.clone()
     }
 }
 

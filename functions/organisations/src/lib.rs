@@ -79,7 +79,7 @@ impl IndexCache {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, FromRef)]
 pub struct OrganisationsState {
     pub organisations: Arc<dyn OrganisationStore>,
     pub authenticator: Authenticator,
@@ -122,12 +122,6 @@ pub fn bedrock_reranker(
 ) -> Option<Arc<dyn Reranker>> {
     let model = shared::bedrock::Converse::from_lookup(sdk, "SUGGEST_MODEL_ID", lookup)?;
     Some(Arc::new(model))
-}
-
-impl FromRef<OrganisationsState> for Authenticator {
-    fn from_ref(state: &OrganisationsState) -> Self {
-        state.authenticator.clone()
-    }
 }
 
 /// The function's Lambda router: its routes plus the shared layers.

@@ -23,7 +23,7 @@ use shared::store::{Narrow, PhoneCallReader, SessionReader};
 #[openapi(paths(get_call, get_requests))]
 pub struct ApiDoc;
 
-#[derive(Clone)]
+#[derive(Clone, FromRef)]
 pub struct PhoneCallsState {
     pub calls: Arc<dyn PhoneCallReader>,
     pub authenticator: Authenticator,
@@ -40,12 +40,6 @@ impl PhoneCallsState {
             authenticator: services.authenticator(),
             audit: services.audit(),
         }
-    }
-}
-
-impl FromRef<PhoneCallsState> for Authenticator {
-    fn from_ref(state: &PhoneCallsState) -> Self {
-        state.authenticator.clone()
     }
 }
 

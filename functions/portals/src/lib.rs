@@ -40,7 +40,7 @@ pub const IMPORT_FAILURES: SourcedBudget = SourcedBudget {
     window: TimeDelta::minutes(15),
 };
 
-#[derive(Clone)]
+#[derive(Clone, FromRef)]
 pub struct PortalsState {
     pub portals: Arc<dyn PortalStore>,
     pub authenticator: Authenticator,
@@ -70,12 +70,6 @@ impl PortalsState {
             .secret("IMPORT_SECRET", "IMPORT_SECRET_ARN")
             .await?;
         Ok(Self::new(&platform.services, master.into()))
-    }
-}
-
-impl FromRef<PortalsState> for Authenticator {
-    fn from_ref(state: &PortalsState) -> Self {
-        state.authenticator.clone()
     }
 }
 

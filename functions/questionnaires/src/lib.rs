@@ -50,7 +50,7 @@ pub const MAX_START_ENTRIES: usize = shared::store::limits::TRANSACTION_LIMIT;
 ))]
 pub struct ApiDoc;
 
-#[derive(Clone)]
+#[derive(Clone, FromRef)]
 pub struct QuestionnairesState {
     pub questionnaires: Arc<dyn QuestionnaireStore>,
     pub alerts: Arc<dyn AlertStore>,
@@ -72,12 +72,6 @@ impl QuestionnairesState {
             authenticator: services.authenticator(),
             audit: services.audit(),
         }
-    }
-}
-
-impl FromRef<QuestionnairesState> for Authenticator {
-    fn from_ref(state: &QuestionnairesState) -> Self {
-        state.authenticator.clone()
     }
 }
 
