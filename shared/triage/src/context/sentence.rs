@@ -1,0 +1,261 @@
+//! Owns the ConText step of one sentence: which modifiers reach which triggers, within their
+//! direction, window and terminators, and which triggers survive pseudo phrases and overlaps.
+
+use crate::Category;
+use crate::normalise::Tokens;
+use crate::rules::{Dialogue, Direction, FOR_REPLY, Hit, Kind, Paths, Role, Rules};
+
+use super::{Mode, PRONOUN_WINDOW, Reading, Sentence};
+
+impl Sentence {
+    /// Applies one sentence's modifiers to its triggers; pushes every trigger that survives
+    /// pseudo phrases and overlaps, with the kinds that reach it, to `found`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn resolve(
+        &mut self,
+        rules: &Rules,
+        toks: &Tokens,
+        hits: &[(usize, Hit)],
+        lang: u8,
+        mode: Mode,
+        caller: bool,
+        sentence_end: usize,
+        found: &mut Vec<(Category, u16)>,
+    ) -> Reading {
+        self.triggers.clear();
+        self.modifiers.clear();
+        self.terminators.clear();
+        self.pseudo.clear();
+        self.subjects.clear();
+        let mut first_person = false;
+        for (_, h) in hits {
+            let p = &rules.patterns[h.pattern as usize];
+            if p.lang & lang == 0 {
+                continue;
+            }
+            match p.role {
+                Role::Trigger(_) => self.triggers.push(*h),
+                Role::Modifier { kind, dir, window } => {
+                    self.modifiers.push((*h, kind, dir, window))
+                }
+                Role::Terminator(_) => self.terminators.push(*h),
+                Role::Pseudo => self.pseudo.push(*h),
+                Role::Dialogue(Dialogue::Present) => first_person = true,
+                Role::Dialogue(Dialogue::FirstPerson | Dialogue::Client) => {
+                    first_person |= p.role == Role::Dialogue(Dialogue::FirstPerson);
+                    self.subjects.push((h.start, true));
+                }
+                // In a caller's words "she" is someone else; in the summary she is the client.
+                Role::Dialogue(Dialogue::ThirdPerson) if caller => {
+                    self.modifiers
+                        .push((*h, Kind::Other, Direction::Both, PRONOUN_WINDOW));
+                    self.subjects.push((h.start, false));
+                }
+                Role::Dialogue(Dialogue::ThirdPerson) => self.subjects.push((h.start, true)),
+                Role::Dialogue(_) => {}
+            }
+        }
+        // A pseudo phrase removes what it overlaps, unless that holds all of it (the trigger
+        // "did not know where she was" keeps the words of the pseudo "not know"; a pseudo with
+        // context outside its brackets reaches beyond its words, so it removes what it overlaps).
+        let pseudo = &self.pseudo;
+        let not_pseudo = |h: &Hit| {
+            !pseudo.iter().any(|p| {
+                p.overlaps_literally(h)
+                    && (rules.patterns[p.pattern as usize].bracketed || !p.within_literally(h))
+            })
+        };
+        self.triggers.retain(not_pseudo);
+        self.modifiers.retain(|m| not_pseudo(&m.0));
+        self.terminators.retain(not_pseudo);
+        let cues = self.modifiers.iter().fold(0, |c, m| c | m.1.bit());
+        // Overlapping triggers: the longest wins, then the more severe.
+        let category = |h: &Hit| match rules.patterns[h.pattern as usize].role {
+            Role::Trigger(c) => c,
+            _ => unreachable!("only triggers here"),
+        };
+        self.triggers
+            .sort_by_key(|h| (std::cmp::Reverse(h.end - h.start), category(h), h.start));
+        let mut k = 0;
+        while k < self.triggers.len() {
+            let (kept, rest) = self.triggers.split_at(k);
+            if kept.iter().any(|t| t.overlaps(&rest[0])) {
+                self.triggers.remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        // A modifier within a trigger's words is part of it ("kan inte andas"); one that
+        // reaches beyond them ("rädd för att" around "rädd") still modifies.
+        let triggers = &self.triggers;
+        self.modifiers
+            .retain(|m| !triggers.iter().any(|t| m.0.within_literally(t)));
+
+        self.flags.clear();
+        self.flags.resize(self.triggers.len(), 0);
+        let mut resolves = false;
+        for &(m, kind, dir, window) in &self.modifiers {
+            let reaches = |t: &Hit| {
+                in_scope(
+                    rules,
+                    toks,
+                    &m,
+                    t,
+                    (kind, dir, window),
+                    sentence_end,
+                    &self.terminators,
+                )
+            };
+            if kind == Kind::Resolved {
+                // "it has passed" speaks of the nearest trigger before it only.
+                let nearest = (0..self.triggers.len())
+                    .filter(|&t| reaches(&self.triggers[t]))
+                    .min_by_key(|&t| distance(&m, &self.triggers[t]));
+                match nearest {
+                    Some(t) => self.flags[t] |= kind.bit(),
+                    None => resolves = true,
+                }
+                continue;
+            }
+            for (t, trigger) in self.triggers.iter().enumerate() {
+                if reaches(trigger) {
+                    self.flags[t] |= kind.bit();
+                }
+            }
+        }
+        for m in &self.modifiers {
+            if m.1 == Kind::Other {
+                self.subjects.push((m.0.start, false));
+            }
+        }
+        for (t, trigger) in self.triggers.iter().enumerate() {
+            let mut flags = self.flags[t];
+            if mode == Mode::Question {
+                flags &= !Kind::Negated.bit();
+            }
+            // "Jag har ramlat, och min dotter bor i Göteborg": the nearest subject before the
+            // trigger is the speaker (the client), so someone else's whereabouts do not count.
+            let nearest = self
+                .subjects
+                .iter()
+                .filter(|s| s.0 < trigger.start)
+                .max_by_key(|s| s.0);
+            if nearest.is_some_and(|s| s.1) {
+                flags &= !(Kind::Other.bit() | Kind::OtherElsewhere.bit());
+            }
+            found.push((category(trigger), flags));
+        }
+        Reading {
+            first_person,
+            cues,
+            resolves,
+        }
+    }
+}
+
+/// Words between a modifier and a trigger (0 when they touch or nest).
+fn distance(m: &Hit, t: &Hit) -> usize {
+    if m.end <= t.start {
+        t.start - m.end
+    } else {
+        m.start.saturating_sub(t.end)
+    }
+}
+
+/// Whether trigger `t` lies in the scope of modifier `m` (its kind, direction and window).
+fn in_scope(
+    rules: &Rules,
+    toks: &Tokens,
+    m: &Hit,
+    t: &Hit,
+    (kind, dir, window): (Kind, Direction, u16),
+    sentence_end: usize,
+    terms: &[Hit],
+) -> bool {
+    // Within a trigger's gap ("bröstet gör inte ont"), or an "it is over" around its trigger
+    // ("slutat blöda"): it applies.
+    if (m.start >= t.start && m.end <= t.end)
+        || (kind == Kind::Resolved && t.start >= m.start && t.end <= m.end)
+    {
+        return true;
+    }
+    let (from, to) = if m.end <= t.start && dir != Direction::Backward {
+        (m.end, t.start)
+    } else if t.end <= m.start && dir != Direction::Forward {
+        (t.end, m.start)
+    } else {
+        return false;
+    };
+    let words = (from..to).filter(|&i| !toks.is_comma(i)).count();
+    if words > usize::from(window) {
+        return false;
+    }
+    // A backward scope stops at a comma ("ont i bröstet, inte i magen"), except that an "it is
+    // over" speaks of what came before it, and so does a time said as an afterthought at the
+    // end of the sentence ("set the kitchen on fire once, years ago"), and so does a joke
+    // marker at its end ("I'll throw myself out the window, ha!").
+    let backward = from == t.end;
+    let afterthought = matches!(kind, Kind::Historical | Kind::Figurative)
+        && m.start > 0
+        && toks.is_comma(m.start - 1)
+        && m.end + 1 >= sentence_end;
+    if backward && kind != Kind::Resolved && !afterthought && (from..to).any(|i| toks.is_comma(i)) {
+        return false;
+    }
+    !terms.iter().any(|x| {
+        let Role::Terminator(mask) = rules.patterns[x.pattern as usize].role else {
+            return false;
+        };
+        mask & kind.bit() != 0 && x.start >= from && x.start < to
+    })
+}
+
+/// Finds every rule phrase in `toks` (hits in sentence order) and returns the text's language
+/// bits: the language with more marker words, or both on a tie.
+pub(super) fn collect(
+    rules: &Rules,
+    toks: &Tokens,
+    paths: &mut Paths,
+    hits: &mut Vec<(usize, Hit)>,
+    reading: u8,
+) -> u8 {
+    hits.clear();
+    let lang = paths.fill(rules, toks);
+    for (si, s) in toks.sents.iter().enumerate() {
+        paths.enter_sentence(rules, s.start..s.end);
+        let paths = &*paths;
+        for i in s.start..s.end {
+            let node = rules.candidates(paths, i, |id| {
+                let p = &rules.patterns[id as usize];
+                if p.lang & lang == 0 || p.used_for & reading == 0 {
+                    return;
+                }
+                if let Some(h) = rules.match_at(id, toks, paths, s.start, s.end, i) {
+                    hits.push((si, h));
+                }
+            });
+            // Speech-to-text splits words ("ambu lans"): a one-word trigger across two tokens.
+            if reading == FOR_REPLY {
+                continue;
+            }
+            if let Some(node) =
+                node.filter(|_| i + 1 < s.end && !toks.is_comma(i) && !toks.is_comma(i + 1))
+            {
+                rules.joined(node, toks.word(i + 1), |id| {
+                    if rules.patterns[id as usize].lang & lang != 0 {
+                        hits.push((
+                            si,
+                            Hit {
+                                pattern: id,
+                                start: i,
+                                end: i + 2,
+                                literal: 0b11,
+                            },
+                        ));
+                    }
+                });
+            }
+        }
+    }
+    lang
+}
