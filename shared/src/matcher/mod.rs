@@ -2,6 +2,7 @@
 //! ties a call summary to one client of an organisation.
 
 pub mod index;
+pub mod mentions;
 pub mod names;
 pub mod score;
 pub mod text;
