@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The performance benchmark (docs/performance.md): builds the release binaries as
 # scripts/package.sh deploys them, plus the floors they are compared with, then runs
-# tests/benches/performance.rs with moto and the runtime emulator, and prints Markdown tables
+# tests/benches/performance/ with moto and the runtime emulator, and prints Markdown tables
 # (also written to target/performance.md). Installs what it needs: the pinned Python tools in
 # .venv (moto, cargo-lambda) and wrk from Debian's packages.
 # PERF_ONLY=size,cold,handlers,throughput,dynamodb,scale runs some sections.
