@@ -391,6 +391,66 @@ impl<T: Serialize> IntoResponse for JsonResponse<T> {
     }
 }
 
+/// One page of a list read with `?limit=N` (and `&cursor=C` after the first): the items as a
+/// JSON array and, while more follow, a `Link: <path?limit=N&cursor=next&...>; rel="next"`
+/// header (RFC 8288) that repeats the list's filters. Without a limit the list is one page
+/// and has no link.
+pub struct Paged<T> {
+    items: Vec<T>,
+    next: Option<String>,
+}
+
+impl<T> Paged<T> {
+    /// The page `items` of the list at `path`; `next` is the cursor the following page starts
+    /// after, `filters` the query's other values in the order they go into the link.
+    pub fn new(
+        items: Vec<T>,
+        path: &str,
+        limit: Option<usize>,
+        next: Option<String>,
+        filters: &[(&str, String)],
+    ) -> Self {
+        let next = limit.zip(next).map(|(limit, cursor)| {
+            let mut link = format!("<{path}?limit={limit}&cursor={}", query_value(&cursor));
+            for (name, value) in filters {
+                link.push_str(&format!("&{name}={}", query_value(value)));
+            }
+            link.push_str(">; rel=\"next\"");
+            link
+        });
+        Self { items, next }
+    }
+}
+
+impl<T: Serialize> IntoResponse for Paged<T> {
+    fn into_response(self) -> Response {
+        let mut response = JsonResponse::ok(self.items).into_response();
+        if let (true, Some(link)) = (response.status().is_success(), self.next) {
+            match HeaderValue::from_str(&link) {
+                Ok(value) => {
+                    response.headers_mut().insert(header::LINK, value);
+                }
+                Err(error) => return ApiError::internal(error).into_response(),
+            }
+        }
+        response
+    }
+}
+
+/// A value as it goes into a URL's query: everything but unreserved characters and `:`
+/// percent-encoded (a cursor's `#` would otherwise end the URL, an `&` split the query).
+pub fn query_value(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b':' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

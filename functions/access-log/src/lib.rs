@@ -10,13 +10,13 @@ use axum::extract::{FromRef, Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use chrono::{DateTime, Utc};
-use http::{HeaderValue, StatusCode, header};
+use http::StatusCode;
 use serde::{Deserialize, Serialize};
 
 use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::error::{ApiError, Problem};
-use shared::extract::{Json, JsonResponse, PathId};
+use shared::extract::{Json, JsonResponse, Paged, PathId};
 use shared::ids::ClientId;
 use shared::records::Role;
 use shared::runtime::Services;
@@ -183,20 +183,6 @@ fn parse_cursor(cursor: &str) -> Result<String, String> {
     }
 }
 
-/// A value as it goes into a URL's query: everything but unreserved characters and `:`
-/// percent-encoded (an id's `#` would otherwise end the URL).
-fn query_value(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b':' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 fn parse_time(value: &str) -> Result<DateTime<Utc>, String> {
     DateTime::parse_from_rfc3339(value.trim())
         .map(|at| at.with_timezone(&Utc))
@@ -218,17 +204,7 @@ fn paged<T: Serialize>(
     path: &str,
     filters: &[(&str, String)],
 ) -> Result<Response, ApiError> {
-    let mut response = JsonResponse::ok(page.items).into_response();
-    if let (Some(next), Some(limit)) = (page.next, limit) {
-        let mut link = format!("<{path}?limit={limit}&cursor={}", query_value(&next));
-        for (name, value) in filters {
-            link.push_str(&format!("&{name}={}", query_value(value)));
-        }
-        link.push_str(">; rel=\"next\"");
-        let value = HeaderValue::from_str(&link).map_err(ApiError::internal)?;
-        response.headers_mut().insert(header::LINK, value);
-    }
-    Ok(response)
+    Ok(Paged::new(page.items, path, limit, page.next, filters).into_response())
 }
 
 /// `limit` and `cursor` as every list here checks them: the page size and the id to start

@@ -1,6 +1,7 @@
 //! Unit tests of the access-log function's handlers' helpers.
 
 use super::*;
+use shared::extract::query_value;
 
 #[test]
 fn a_cursor_is_any_string_shaped_like_a_record_or_review_id() {

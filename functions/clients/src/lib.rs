@@ -8,13 +8,12 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRef, Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch};
-use http::{HeaderValue, header};
 use serde::Deserialize;
 
 use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::error::{ApiError, Problem};
-use shared::extract::{Json, JsonResponse, PathId};
+use shared::extract::{Json, JsonResponse, Paged, PathId};
 use shared::ids::ClientId;
 use shared::phone::MetadataLoad;
 use shared::phone::{self, DefaultRegion};
@@ -137,13 +136,8 @@ async fn list_clients(
         page.clients.iter().map(|client| client.id),
         [],
     );
-    let mut response = JsonResponse::ok(page.clients).into_response();
-    if let (Some(after), Some(limit)) = (page.next_after, request.limit) {
-        let link = format!("</clients?limit={limit}&cursor={after}>; rel=\"next\"");
-        let value = HeaderValue::from_str(&link).map_err(ApiError::internal)?;
-        response.headers_mut().insert(header::LINK, value);
-    }
-    Ok(response)
+    let next = page.next_after.map(|after| after.to_string());
+    Ok(Paged::new(page.clients, "/clients", request.limit, next, &[]).into_response())
 }
 
 /// The fields staff may change; absent and null both mean "leave as it is", and any other

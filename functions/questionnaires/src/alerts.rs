@@ -5,14 +5,13 @@
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderValue, header};
 use serde::{Deserialize, Serialize};
 
 use shared::audit::AccessNote;
 use shared::auth::Caller;
 use shared::domain::{AckOutcome, Alert, AlertReason, AlertStatus};
 use shared::error::{ApiError, Problem};
-use shared::extract::{Json, JsonResponse, PathId};
+use shared::extract::{Json, JsonResponse, Paged, PathId};
 use shared::store::access_log::Action;
 use shared::store::optimistic::{ROUNDS, Rounds};
 use shared::store::{AlertFilter, StoredAlert};
@@ -169,26 +168,27 @@ pub(crate) async fn list_alerts(
         [],
     );
     let alerts: Vec<AlertView> = page.alerts.into_iter().map(AlertView::listed).collect();
-    let mut response = JsonResponse::ok(alerts).into_response();
-    if let (Some(after), Some(limit)) = (page.next, request.limit) {
-        let status = request
-            .filter
-            .status
-            .map(|status| match status {
-                AlertStatus::Open => "&status=open",
-                AlertStatus::Acknowledged => "&status=acknowledged",
-            })
-            .unwrap_or_default();
-        let reason = request
-            .filter
-            .reason
-            .map(|reason| format!("&reason={}", reason_name(reason)))
-            .unwrap_or_default();
-        let link = format!("</alerts?limit={limit}&cursor={after}{status}{reason}>; rel=\"next\"");
-        let value = HeaderValue::from_str(&link).map_err(ApiError::internal)?;
-        response.headers_mut().insert(header::LINK, value);
-    }
-    Ok(response)
+    let filters: Vec<(&str, String)> = [
+        (
+            "status",
+            request.filter.status.map(|status| match status {
+                AlertStatus::Open => "open".to_string(),
+                AlertStatus::Acknowledged => "acknowledged".to_string(),
+            }),
+        ),
+        (
+            "reason",
+            request
+                .filter
+                .reason
+                .map(|reason| reason_name(reason).to_string()),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| value.map(|value| (name, value)))
+    .collect();
+    let next = page.next.map(|after| after.to_string());
+    Ok(Paged::new(alerts, "/alerts", request.limit, next, &filters).into_response())
 }
 
 /// One alert
