@@ -11,7 +11,7 @@ use crate::domain::{
     Alert, Delays, Delivery, EscalationState, FAILED_SEND_RETRY, Notification, next_step,
 };
 use crate::error::error_chain;
-use crate::ids::PortalId;
+use crate::ids::{AlertId, PortalId};
 use crate::notify::SmsSender;
 use crate::records::{ContactDetail, Timestamp};
 use crate::store::access_log::{Access, Accessor, Action};
@@ -92,7 +92,7 @@ impl Escalator {
     pub async fn step_now(
         &self,
         portal_id: PortalId,
-        alert_id: i32,
+        alert_id: AlertId,
         now: Timestamp,
     ) -> Result<Option<StepReport>, StoreError> {
         let (stored, contacts) = futures::future::try_join(

@@ -81,3 +81,8 @@ id!(
     /// A questionnaire's client entry (one questionnaire call to one client).
     EntryId
 );
+id!(
+    /// An alert: an entry's alert takes its entry's id, a call's alert draws one from the same
+    /// sequence.
+    AlertId
+);

@@ -45,7 +45,7 @@ pub(crate) async fn escalate_at_once(state: &IntegrationsState, portal_id: i32, 
     {
         Ok(step) => tracing::info!(
             portal_id,
-            alert = alert.alert_id,
+            alert = alert.alert_id.get(),
             reason = ?alert.reason,
             sent = step.map_or(0, |s| s.sent),
             failed = step.map_or(0, |s| s.failed),
@@ -53,7 +53,7 @@ pub(crate) async fn escalate_at_once(state: &IntegrationsState, portal_id: i32, 
         ),
         Err(error) => tracing::warn!(
             portal_id,
-            alert = alert.alert_id,
+            alert = alert.alert_id.get(),
             error = %shared::error::error_chain(&error),
             "alert stored; its first step is left to the scheduler"
         ),

@@ -12,6 +12,7 @@ use shared::auth::Caller;
 use shared::domain::{AckOutcome, Alert, AlertReason, AlertStatus};
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, Paged, PathId};
+use shared::ids::AlertId;
 use shared::store::access_log::Action;
 use shared::store::optimistic::{ROUNDS, Rounds};
 use shared::store::{AlertFilter, StoredAlert};
@@ -84,7 +85,7 @@ pub(crate) struct AlertQuery {
 struct AlertPageRequest {
     filter: AlertFilter,
     limit: Option<usize>,
-    after: Option<i32>,
+    after: Option<AlertId>,
 }
 
 fn page_request(query: AlertQuery) -> Result<AlertPageRequest, ApiError> {
@@ -123,7 +124,7 @@ fn page_request(query: AlertQuery) -> Result<AlertPageRequest, ApiError> {
     Ok(AlertPageRequest {
         filter: AlertFilter { status, reason },
         limit,
-        after,
+        after: after.map(AlertId),
     })
 }
 
@@ -213,7 +214,7 @@ pub(crate) async fn get_alert(
 ) -> Result<JsonResponse<AlertView>, ApiError> {
     let stored = state
         .alerts
-        .alert(caller.portal_id, id)
+        .alert(caller.portal_id, AlertId(id))
         .await?
         .ok_or(ApiError::NotFound("alert"))?;
     access.by_caller(
@@ -297,7 +298,7 @@ pub(crate) async fn acknowledge_alert(
         rounds.start().await?;
         let stored = state
             .alerts
-            .alert(caller.portal_id, id)
+            .alert(caller.portal_id, AlertId(id))
             .await?
             .ok_or(ApiError::NotFound("alert"))?;
         if stored.alert.status == AlertStatus::Acknowledged {

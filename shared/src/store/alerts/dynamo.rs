@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::types::TransactWriteItem;
 
 use crate::domain::{Alert, AlertStatus};
-use crate::ids::PortalId;
+use crate::ids::{AlertId, PortalId};
 use crate::records::{Client, ContactDetail, Timestamp};
 use crate::store::alerts::AlertFilter;
 use crate::store::dynamo::errors::classify;
@@ -113,10 +113,12 @@ impl AlertStore for DynamoStore {
         &self,
         portal_id: PortalId,
         filter: AlertFilter,
-        after: Option<i32>,
+        after: Option<AlertId>,
         limit: Option<usize>,
     ) -> StoreResult<AlertPage> {
-        let from = after.map_or(keys::alert(0), |after| keys::alert(after.saturating_add(1)));
+        let from = after.map_or(keys::alert(0), |after| {
+            keys::alert(after.get().saturating_add(1))
+        });
         let mut query = self
             .client
             .query()
@@ -159,7 +161,7 @@ impl AlertStore for DynamoStore {
         let next = match limit {
             Some(limit) if found.len() > limit => {
                 found.truncate(limit);
-                found.last().map(|(alert, _)| alert.id)
+                found.last().map(|(alert, _)| AlertId(alert.id))
             }
             _ => None,
         };
@@ -169,9 +171,9 @@ impl AlertStore for DynamoStore {
         })
     }
 
-    async fn alert(&self, portal_id: PortalId, id: i32) -> StoreResult<Option<StoredAlert>> {
+    async fn alert(&self, portal_id: PortalId, id: AlertId) -> StoreResult<Option<StoredAlert>> {
         let Some(item) = self
-            .get_data(keys::portal(portal_id.get()), &keys::alert(id))
+            .get_data(keys::portal(portal_id.get()), &keys::alert(id.get()))
             .await?
         else {
             return Ok(None);
@@ -227,7 +229,7 @@ impl EscalationStore for DynamoStore {
     async fn alert_to_step(
         &self,
         portal_id: PortalId,
-        id: i32,
+        id: AlertId,
     ) -> StoreResult<Option<StoredAlert>> {
         AlertStore::alert(self, portal_id, id).await
     }

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 
 use crate::domain::Alert;
-use crate::ids::PortalId;
+use crate::ids::{AlertId, PortalId};
 use crate::records::{ContactDetail, Timestamp};
 use crate::store::alerts::AlertFilter;
 use crate::store::memory::{MemoryStore, State};
@@ -22,7 +22,7 @@ fn stored(state: &State, alert: &Alert, version: u64) -> StoredAlert {
 }
 
 fn put_at(state: &mut State, version: u64, alert: &Alert) -> bool {
-    match state.alerts.get_mut(&alert.id) {
+    match state.alerts.get_mut(&AlertId(alert.id)) {
         Some((stored, stored_version)) if *stored_version == version => {
             *stored = alert.clone();
             *stored_version += 1;
@@ -38,13 +38,17 @@ impl AlertStore for MemoryStore {
         &self,
         portal_id: PortalId,
         filter: AlertFilter,
-        after: Option<i32>,
+        after: Option<AlertId>,
         limit: Option<usize>,
     ) -> StoreResult<AlertPage> {
         let state = self.lock();
         let mut alerts: Vec<StoredAlert> = state
             .alerts
-            .range(after.map_or(i32::MIN, |after| after.saturating_add(1))..)
+            .range(
+                after.map_or(AlertId(i32::MIN), |after| {
+                    AlertId(after.get().saturating_add(1))
+                })..,
+            )
             .map(|(_, (alert, version))| (alert, *version))
             .filter(|(alert, _)| alert.portal_id == portal_id.get())
             .filter(|(alert, _)| filter.admits(alert))
@@ -54,14 +58,14 @@ impl AlertStore for MemoryStore {
         let next = match limit {
             Some(limit) if alerts.len() > limit => {
                 alerts.truncate(limit);
-                alerts.last().map(|stored| stored.alert.id)
+                alerts.last().map(|stored| AlertId(stored.alert.id))
             }
             _ => None,
         };
         Ok(AlertPage { alerts, next })
     }
 
-    async fn alert(&self, portal_id: PortalId, id: i32) -> StoreResult<Option<StoredAlert>> {
+    async fn alert(&self, portal_id: PortalId, id: AlertId) -> StoreResult<Option<StoredAlert>> {
         let state = self.lock();
         Ok(state
             .alerts
@@ -93,7 +97,7 @@ impl EscalationStore for MemoryStore {
     async fn alert_to_step(
         &self,
         portal_id: PortalId,
-        id: i32,
+        id: AlertId,
     ) -> StoreResult<Option<StoredAlert>> {
         AlertStore::alert(self, portal_id, id).await
     }

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 
 use crate::domain::{Alert, AlertReason, AlertStatus};
-use crate::ids::PortalId;
+use crate::ids::{AlertId, PortalId};
 use crate::records::{ContactDetail, Timestamp};
 use crate::store::StoreResult;
 
@@ -24,7 +24,7 @@ pub struct StoredAlert {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlertPage {
     pub alerts: Vec<StoredAlert>,
-    pub next: Option<i32>,
+    pub next: Option<AlertId>,
 }
 
 /// Which of a portal's alerts a list holds: without a field, any.
@@ -50,10 +50,10 @@ pub trait AlertStore: Send + Sync + 'static {
         &self,
         portal_id: PortalId,
         filter: AlertFilter,
-        after: Option<i32>,
+        after: Option<AlertId>,
         limit: Option<usize>,
     ) -> StoreResult<AlertPage>;
-    async fn alert(&self, portal_id: PortalId, id: i32) -> StoreResult<Option<StoredAlert>>;
+    async fn alert(&self, portal_id: PortalId, id: AlertId) -> StoreResult<Option<StoredAlert>>;
     /// Writes `alert` over the stored one if that is still at `version`; `false` otherwise.
     async fn replace_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool>;
 }
@@ -64,8 +64,11 @@ pub trait EscalationStore: Send + Sync + 'static {
     /// Open alerts whose next step is at or before `now`, oldest step first, at most `limit`.
     async fn due_alerts(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<StoredAlert>>;
     /// One alert of the portal, to take its next step at once (a call's alert as it opens).
-    async fn alert_to_step(&self, portal_id: PortalId, id: i32)
-    -> StoreResult<Option<StoredAlert>>;
+    async fn alert_to_step(
+        &self,
+        portal_id: PortalId,
+        id: AlertId,
+    ) -> StoreResult<Option<StoredAlert>>;
     /// Every contact detail of the portal, in any order.
     async fn escalation_contacts(&self, portal_id: PortalId) -> StoreResult<Vec<ContactDetail>>;
     /// Writes the alert's next step if it is still at `version` (not acknowledged, and not

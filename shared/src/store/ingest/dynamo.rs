@@ -2,7 +2,7 @@
 
 mod writes;
 
-use crate::ids::{EntryId, PortalId, QuestionnaireId};
+use crate::ids::{AlertId, EntryId, PortalId, QuestionnaireId};
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::{Delete, Put, TransactWriteItem};
 use serde::{Deserialize, Serialize};
@@ -268,7 +268,7 @@ impl IngestStore for DynamoStore {
         }
 
         let portal_pk = keys::portal(new.portal_id);
-        let recorded = new.conversation(call_id, alert_id);
+        let recorded = new.conversation(call_id, alert_id.map(AlertId));
         let conversation = to_item(
             &recorded,
             data_keys(portal_pk, keys::conversation(uuid), None),

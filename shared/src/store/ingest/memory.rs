@@ -1,6 +1,6 @@
 //! The in-memory store's side of this capability.
 
-use crate::ids::{EntryId, PortalId, QuestionnaireId};
+use crate::ids::{AlertId, EntryId, PortalId, QuestionnaireId};
 use async_trait::async_trait;
 
 use crate::fixture::counters;
@@ -114,7 +114,7 @@ impl IngestStore for MemoryStore {
             && entry_as_read
             && state.live_state(portal_id, &uuid).version == new.live_version
             && new.linked_alert.as_ref().is_none_or(|(version, alert)| {
-                state.alerts.get(&alert.id).map(|(_, v)| *v) == Some(*version)
+                state.alerts.get(&AlertId(alert.id)).map(|(_, v)| *v) == Some(*version)
             });
         if !unchanged {
             return Err(StoreError::ConditionFailed);
@@ -132,7 +132,7 @@ impl IngestStore for MemoryStore {
                     phone_call_id: Some(call_id),
                     ..alert.clone()
                 };
-                state.alerts.insert(id, (alert, 1));
+                state.alerts.insert(AlertId(id), (alert, 1));
                 Some(id)
             }
             None => None,
@@ -142,12 +142,14 @@ impl IngestStore for MemoryStore {
                 phone_call_id: Some(call_id),
                 ..alert.clone()
             };
-            state.alerts.insert(alert.id, (linked, version + 1));
+            state
+                .alerts
+                .insert(AlertId(alert.id), (linked, version + 1));
         }
         state.lines.insert(call_id, numbered.lines);
         state.requests.insert(call_id, numbered.requests);
         state.calls.insert(call_id, numbered.call);
-        let conversation = new.conversation(call_id, alert_id);
+        let conversation = new.conversation(call_id, alert_id.map(AlertId));
         state
             .conversations
             .insert(conversation_key.clone(), conversation.clone());
@@ -218,14 +220,14 @@ impl IngestStore for MemoryStore {
                     ..alert.clone()
                 };
                 let reason = alert.reason;
-                state.alerts.insert(id, (alert, 1));
+                state.alerts.insert(AlertId(id), (alert, 1));
                 Some(CallAlert {
-                    alert_id: id,
+                    alert_id: AlertId(id),
                     reason,
                 })
             }
             Some(AlertWrite::RaiseTo { version, alert }) => {
-                match state.alerts.get_mut(&alert.id) {
+                match state.alerts.get_mut(&AlertId(alert.id)) {
                     Some((stored, stored_version)) if stored_version == version => {
                         *stored = alert.clone();
                         *stored_version += 1;
@@ -233,7 +235,7 @@ impl IngestStore for MemoryStore {
                     _ => return Err(StoreError::ConditionFailed),
                 }
                 Some(CallAlert {
-                    alert_id: alert.id,
+                    alert_id: AlertId(alert.id),
                     reason: alert.reason,
                 })
             }

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use crate::domain::{Alert, AlertReason, AttemptOutcome, Effect};
 use crate::records::Client;
 
-use crate::ids::{EntryId, PortalId, QuestionnaireId};
+use crate::ids::{AlertId, EntryId, PortalId, QuestionnaireId};
 
 pub(crate) mod dynamo;
 mod memory;
@@ -100,7 +100,7 @@ pub struct EntryRef {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallAlert {
-    pub alert_id: i32,
+    pub alert_id: AlertId,
     pub reason: AlertReason,
 }
 
@@ -277,9 +277,9 @@ impl NewCall {
     }
 
     /// The conversation as recorded, with the alert opened with it.
-    pub fn conversation(&self, phone_call_id: i32, alert_id: Option<i32>) -> Conversation {
+    pub fn conversation(&self, phone_call_id: i32, alert_id: Option<AlertId>) -> Conversation {
         let linked = self.linked_alert.as_ref().map(|(_, alert)| CallAlert {
-            alert_id: alert.id,
+            alert_id: AlertId(alert.id),
             reason: alert.reason,
         });
         Conversation {

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::types::{Put, Select, TransactWriteItem};
 
 use crate::fixture::counters;
-use crate::ids::{ClientId, PortalId};
+use crate::ids::{AlertId, ClientId, PortalId};
 use crate::store::dynamo::errors::{build_error, classify};
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{
@@ -126,7 +126,7 @@ impl LiveCallStore for DynamoStore {
                     }
                 };
                 let written = CallAlert {
-                    alert_id: alert.id,
+                    alert_id: AlertId(alert.id),
                     reason: alert.reason,
                 };
                 match recorded {

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 
 use crate::fixture::counters;
-use crate::ids::{ClientId, PortalId};
+use crate::ids::{AlertId, ClientId, PortalId};
 use crate::store::ingest::OPEN_REQUEST;
 use crate::store::live::{LiveCallStore, LiveState, ToolWrite, late_request, written_alert};
 use crate::store::memory::{MemoryStore, State};
@@ -91,17 +91,17 @@ impl LiveCallStore for MemoryStore {
                         (alert, 1)
                     }
                     AlertWrite::RaiseTo { version, alert } => {
-                        if state.alerts.get(&alert.id).map(|(_, v)| *v) != Some(*version) {
+                        if state.alerts.get(&AlertId(alert.id)).map(|(_, v)| *v) != Some(*version) {
                             return Err(StoreError::ConditionFailed);
                         }
                         (alert.clone(), version + 1)
                     }
                 };
                 let written = CallAlert {
-                    alert_id: alert.id,
+                    alert_id: AlertId(alert.id),
                     reason: alert.reason,
                 };
-                state.alerts.insert(alert.id, (alert, version));
+                state.alerts.insert(AlertId(alert.id), (alert, version));
                 match state.conversations.get_mut(&key) {
                     Some(conversation) => conversation.alert = Some(written),
                     None => live.alert = Some(written),

@@ -2,7 +2,7 @@
 //! conditional write and transaction is atomic, for router tests and `local-api`.
 //! Its state and its lock live here; each capability's operations sit beside its trait.
 
-use crate::ids::{AccountId, OrganisationId, PortalId};
+use crate::ids::{AccountId, AlertId, OrganisationId, PortalId};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Debug;
 use std::sync::{Mutex, MutexGuard};
@@ -65,7 +65,7 @@ pub(crate) struct State {
     pub(crate) access_records: BTreeMap<String, crate::store::access_log::AccessRecord>,
     pub(crate) reviews: BTreeMap<String, crate::store::access_log::Review>,
     /// Alerts by id, with their versions.
-    pub(crate) alerts: BTreeMap<i32, (crate::domain::Alert, u64)>,
+    pub(crate) alerts: BTreeMap<AlertId, (crate::domain::Alert, u64)>,
 }
 
 impl State {
@@ -134,7 +134,7 @@ impl State {
                         stored.outcomes.clone(),
                         outcome.at,
                     );
-                    self.alerts.entry(alert.id).or_insert((alert, 1));
+                    self.alerts.entry(AlertId(alert.id)).or_insert((alert, 1));
                 }
             }
         }

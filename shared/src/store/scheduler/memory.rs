@@ -3,6 +3,7 @@
 use async_trait::async_trait;
 
 use crate::domain::{Alert, EntryEnd, REPORT_WAIT};
+use crate::ids::AlertId;
 use crate::records::Timestamp;
 use crate::store::memory::MemoryStore;
 use crate::store::{CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore, StoreResult};
@@ -107,7 +108,7 @@ impl SchedulerStore for MemoryStore {
         stored.report_due = None;
         state
             .alerts
-            .entry(alert.id)
+            .entry(AlertId(alert.id))
             .or_insert_with(|| (alert.clone(), 1));
         Ok(true)
     }

@@ -6,6 +6,7 @@ use aws_sdk_dynamodb::types::TransactWriteItem;
 
 use crate::domain::{Alert, AlertReason, AttemptOutcome, Effect};
 use crate::fixture::counters;
+use crate::ids::AlertId;
 use crate::records::QuestionnaireClientEntry;
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{encode, key, n, s};
@@ -34,7 +35,7 @@ impl DynamoStore {
                     ..alert.clone()
                 })?);
                 let written = CallAlert {
-                    alert_id: id,
+                    alert_id: AlertId(id),
                     reason: alert.reason,
                 };
                 (written, "attribute_not_exists(#alert)")
@@ -42,7 +43,7 @@ impl DynamoStore {
             Some(AlertWrite::RaiseTo { version, alert }) => {
                 writes.push(self.alert_put_at(*version, alert)?);
                 let written = CallAlert {
-                    alert_id: alert.id,
+                    alert_id: AlertId(alert.id),
                     reason: alert.reason,
                 };
                 (written, "attribute_exists(pk)")
