@@ -90,7 +90,7 @@ impl DynamoStore {
             .collect();
         let mut names = std::collections::HashMap::new();
         for mut item in self.batch_get_data(wanted).await? {
-            item.remove(crate::store::clients::dynamo::CALL_STATS);
+            item.remove(crate::store::dynamo::records::CALL_STATS);
             let client: Client = from_item(item)?;
             if !client.is_deleted {
                 names.insert(client.id, client.name);

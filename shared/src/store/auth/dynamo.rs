@@ -14,6 +14,7 @@ use crate::store::dynamo::items::{
     Item, attribute, from_item, key, n, s, to_item, ttl_attribute, version_guard,
 };
 use crate::store::dynamo::operations::{txn_delete, txn_put, txn_update};
+use crate::store::dynamo::records::ACCOUNT_ORGANISATION;
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::optimistic::{self, LostRace, Round};
@@ -60,10 +61,6 @@ pub(crate) struct SendLogItem {
     pending: std::collections::BTreeMap<String, String>,
     version: u64,
 }
-
-/// The attribute of an account item that holds its portal's organisation, written at seed
-/// time: portals never change organisation through the API, and a login reads one item.
-pub(crate) const ACCOUNT_ORGANISATION: &str = "organisationId";
 
 /// An account item as a login reads it: the account, and its portal's organisation.
 fn staff_account_from(mut item: Item) -> StoreResult<StaffAccount> {

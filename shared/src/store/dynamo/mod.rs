@@ -42,6 +42,7 @@ pub(crate) mod expression;
 pub(crate) mod items;
 pub(crate) mod keys;
 pub(crate) mod operations;
+pub(crate) mod records;
 
 pub use counting::{RequestCounter, client_from, operation_name};
 

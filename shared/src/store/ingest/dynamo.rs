@@ -10,21 +10,21 @@ use serde::{Deserialize, Serialize};
 use crate::domain::{Alert, CountedCall};
 use crate::fixture::counters;
 use crate::records::{Client, Question, QuestionnaireClientEntry};
-use crate::store::clients::dynamo::CALL_STATS;
 use crate::store::dynamo::errors::{build_error, classify};
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{
     Item, data_keys, encode, from_item, item_key, key, n, pk_of, s, sk_of, to_item,
 };
 use crate::store::dynamo::operations::{txn_delete, txn_put};
+use crate::store::dynamo::records::CALL_STATS;
+use crate::store::dynamo::records::live_from_item;
+use crate::store::dynamo::records::{answer_item, call_items, request_item};
+use crate::store::dynamo::records::{
+    due_entry_from_item, entry_as_read, entry_item, open_entry_key, with_history,
+};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::ingest::CallAlert;
 use crate::store::limits::TRANSACTION_LIMIT;
-use crate::store::live::dynamo::live_from_item;
-use crate::store::questionnaires::dynamo::{
-    due_entry_from_item, entry_as_read, entry_item, open_entry_key, with_history,
-};
-use crate::store::seed::dynamo::{answer_item, call_items, request_item};
 use crate::store::{
     Conversation, DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, OutcomeReport,
     RecordedAnalysis, StoreError, StoreResult,

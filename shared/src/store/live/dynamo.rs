@@ -9,16 +9,15 @@ use crate::ids::{AlertId, ClientId, PortalId};
 use crate::store::dynamo::errors::{build_error, classify};
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{
-    Item, data_keys, encode, from_item, key, n, pk_of, s, sk_of, to_item, version_guard, version_of,
+    data_keys, encode, from_item, key, n, pk_of, s, sk_of, to_item, version_guard,
 };
 use crate::store::dynamo::operations::txn_put;
+use crate::store::dynamo::records::{due_entry_from_item, live_from_item, request_item};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::ingest::OPEN_REQUEST;
 use crate::store::live::{
     LiveCall, LiveCallStore, LiveState, ToolWrite, late_request, written_alert,
 };
-use crate::store::questionnaires::dynamo::due_entry_from_item;
-use crate::store::seed::dynamo::request_item;
 use crate::store::{AlertWrite, CallAlert, DueEntry, StoreResult};
 
 #[async_trait]
@@ -212,11 +211,4 @@ impl DynamoStore {
             expression,
         )
     }
-}
-
-/// The live state of a `LIVE#` item.
-pub(crate) fn live_from_item(mut item: Item) -> StoreResult<(LiveCall, u64)> {
-    let version = version_of(&item)?;
-    item.remove("version");
-    Ok((from_item(item)?, version))
 }

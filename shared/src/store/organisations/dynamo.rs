@@ -8,9 +8,9 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::domain::CountedCall;
 use crate::records::{Client, Portal, Timestamp};
-use crate::store::clients::dynamo::{CALL_STATS, client_from_item};
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{encode, from_item, key, n, s};
+use crate::store::dynamo::records::{CALL_STATS, client_from_item};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::{

@@ -11,11 +11,11 @@ use crate::domain::CallStats;
 use crate::domain::SourcedEvent;
 use crate::fixture::counters;
 use crate::records::{Client, Portal};
-use crate::store::clients::dynamo::{client_item, national_id_claim};
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{
     Item, data_keys, from_item, key, sk_of, to_item, ttl_attribute, version_guard,
 };
+use crate::store::dynamo::records::{client_item, national_id_claim};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::optimistic::{self, LostRace, Round};

@@ -7,16 +7,16 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::domain::{Alert, EntryEnd, REPORT_WAIT, Schedule};
 use crate::records::{Client, QuestionnaireClientEntry, Timestamp};
-use crate::store::clients::dynamo::CALL_STATS;
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{Item, encode, from_item, key, n, s, sk_of};
-use crate::store::dynamo::{DynamoStore, keys};
-use crate::store::optimistic::LostRace;
-use crate::store::questionnaires::dynamo::{
+use crate::store::dynamo::records::CALL_STATS;
+use crate::store::dynamo::records::{
     ENDED, PENDING, SCHEDULE, due_entry_from_item, entry_as_read, entry_item, open_entry_key,
     questionnaire_from_item, with_history,
 };
+use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::optimistic::LostRace;
 use crate::store::{CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore, StoreResult};
 
 impl DynamoStore {

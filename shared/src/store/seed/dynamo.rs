@@ -6,75 +6,15 @@ use async_trait::async_trait;
 
 use crate::domain::{CallStats, Schedule};
 use crate::fixture::Seed;
-use crate::records::{Answer, ClientRequest, PhoneCall, TranscriptLine};
-use crate::store::auth::dynamo::ACCOUNT_ORGANISATION;
-use crate::store::clients::dynamo::{client_item, national_id_claim};
 use crate::store::dynamo::errors::classify;
-use crate::store::dynamo::items::{Item, data_keys, key, n, padded, s, to_item};
+use crate::store::dynamo::items::{Item, data_keys, key, n, padded, to_item};
+use crate::store::dynamo::records::ACCOUNT_ORGANISATION;
+use crate::store::dynamo::records::QUESTIONNAIRE_OWNER;
+use crate::store::dynamo::records::entry_item;
+use crate::store::dynamo::records::{answer_item, call_items, request_item};
+use crate::store::dynamo::records::{client_item, national_id_claim};
 use crate::store::dynamo::{DynamoStore, keys};
-use crate::store::questionnaires::dynamo::QUESTIONNAIRE_OWNER;
-use crate::store::questionnaires::dynamo::entry_item;
 use crate::store::{SeedWriter, StoreError, StoreResult};
-
-/// A call's items: its transcript lines and its record (without transcript). A leg connected
-/// to another call is also listed, record and lines, under that call in `gsi1`.
-pub(crate) fn call_items(
-    call: &PhoneCall,
-    lines: &[TranscriptLine],
-) -> StoreResult<(Vec<Item>, Item)> {
-    let pk = keys::call(call.id);
-    let connected = |sk: &str| {
-        call.connected_to
-            .map(|to| (keys::connected_to(to), format!("{pk}#{sk}")))
-    };
-    let line_items = lines
-        .iter()
-        .map(|line| {
-            let sk = keys::line(line.id);
-            to_item(line, data_keys(pk.clone(), sk.clone(), connected(&sk)))
-        })
-        .collect::<StoreResult<Vec<_>>>()?;
-    let bare = PhoneCall {
-        transcript: None,
-        ..call.clone()
-    };
-    let record = to_item(
-        &bare,
-        data_keys(pk.clone(), keys::META.into(), connected(keys::META)),
-    )?;
-    Ok((line_items, record))
-}
-
-/// A request, under its call, and in `gsi2` under its client once it has one.
-pub(crate) fn request_item(request: &ClientRequest) -> StoreResult<Item> {
-    let keys = data_keys(
-        keys::call(request.phone_call_id),
-        keys::request(request.id),
-        None,
-    );
-    let mut item = to_item(request, keys)?;
-    if request.client_id > 0 {
-        item.insert(
-            "gsi2pk".into(),
-            s(keys::client_requests(request.portal_id, request.client_id)),
-        );
-    }
-    Ok(item)
-}
-
-/// An answer, kept with the entries of the client's portal.
-pub(crate) fn answer_item(
-    questionnaire_id: i32,
-    portal_id: i32,
-    answer: &Answer,
-) -> StoreResult<Item> {
-    let keys = data_keys(
-        keys::questionnaire_portal(questionnaire_id, portal_id),
-        keys::answer(answer.questionnaire_call_id, answer.question_id),
-        None,
-    );
-    to_item(answer, keys)
-}
 
 /// Every item a fixture becomes, in the layout described at the top of this module.
 pub(crate) fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {

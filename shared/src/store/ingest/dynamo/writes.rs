@@ -10,11 +10,11 @@ use crate::ids::AlertId;
 use crate::records::QuestionnaireClientEntry;
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{encode, key, n, s};
-use crate::store::dynamo::{DynamoStore, keys};
-use crate::store::ingest::{AlertWrite, CallAlert};
-use crate::store::questionnaires::dynamo::{
+use crate::store::dynamo::records::{
     ENDED, OUTCOMES, entry_as_read, entry_item, open_entry_key, with_history,
 };
+use crate::store::dynamo::{DynamoStore, keys};
+use crate::store::ingest::{AlertWrite, CallAlert};
 use crate::store::{DueEntry, RecordedAnalysis, StoreResult};
 
 impl DynamoStore {
