@@ -27,6 +27,71 @@ pub struct Endpoint {
     pub budget: usize,
     /// What the budget is made of.
     pub budget_reason: &'static str,
+    /// What its answer's body holds (nothing to check for a refusal or an empty answer).
+    pub shape: &'static [Check],
+}
+
+/// One thing an answer's body holds, at a JSON pointer into it (`""` is the body itself,
+/// `"/0"` its first item).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// An object with these fields.
+    Fields(&'static str, &'static [&'static str]),
+    /// An array (`true`: with at least one item).
+    Array(&'static str, bool),
+    /// This JSON value, written as JSON.
+    Equals(&'static str, &'static str),
+    /// A string holding this text.
+    Contains(&'static str, &'static str),
+    /// An integer.
+    Integer(&'static str),
+}
+
+impl Endpoint {
+    /// Panics, naming the event, unless `body` holds every check of the endpoint's shape.
+    pub fn check_shape(&self, body: &Value) {
+        let name = self.event;
+        for check in self.shape {
+            let at = |pointer: &str| {
+                body.pointer(pointer)
+                    .unwrap_or_else(|| panic!("{name}: nothing at {pointer:?} in {body}"))
+            };
+            match *check {
+                Check::Fields(pointer, fields) => {
+                    for field in fields {
+                        assert!(
+                            at(pointer).get(field).is_some(),
+                            "{name}: no {field} in {body}"
+                        );
+                    }
+                }
+                Check::Array(pointer, non_empty) => {
+                    let items = at(pointer).as_array();
+                    assert!(items.is_some(), "{name}: not a list at {pointer:?}: {body}");
+                    assert!(
+                        !non_empty || items.is_some_and(|items| !items.is_empty()),
+                        "{name}: an empty list at {pointer:?}"
+                    );
+                }
+                Check::Equals(pointer, json) => {
+                    let expected: Value = serde_json::from_str(json).expect("a check's JSON");
+                    assert_eq!(*at(pointer), expected, "{name}: at {pointer:?} in {body}");
+                }
+                Check::Contains(pointer, text) => assert!(
+                    at(pointer)
+                        .as_str()
+                        .is_some_and(|found| found.contains(text)),
+                    "{name}: no {text:?} at {pointer:?} in {body}"
+                ),
+                Check::Integer(pointer) => {
+                    assert!(
+                        at(pointer).is_i64(),
+                        "{name}: no integer at {pointer:?} in {body}"
+                    )
+                }
+            }
+        }
+    }
 }
 
 const READ: &str = "read";
@@ -59,8 +124,9 @@ const fn read(
     event: &'static str,
     function: &'static str,
     budget: (usize, &'static str),
+    shape: &'static [Check],
 ) -> Endpoint {
-    at(event, function, 200, Access::Read, budget)
+    at(event, function, 200, Access::Read, budget, shape)
 }
 
 const fn write(
@@ -68,8 +134,9 @@ const fn write(
     function: &'static str,
     status: u16,
     budget: (usize, &'static str),
+    shape: &'static [Check],
 ) -> Endpoint {
-    at(event, function, status, Access::Write, budget)
+    at(event, function, status, Access::Write, budget, shape)
 }
 
 const fn at(
@@ -78,6 +145,7 @@ const fn at(
     status: u16,
     access: Access,
     (budget, budget_reason): (usize, &'static str),
+    shape: &'static [Check],
 ) -> Endpoint {
     Endpoint {
         event,
@@ -86,53 +154,73 @@ const fn at(
         access,
         budget,
         budget_reason,
+        shape,
     }
 }
+
+// What the answers hold.
+use Check::{Array, Contains, Equals, Fields, Integer};
+const NONE: &[Check] = &[];
+const LIST: &[Check] = &[Array("", false)];
+const CALL_ID: &[Check] = &[Integer("/phoneCallId")];
+const WROTE_IT_DOWN: &[Check] = &[Contains("/result", "written that down")];
+const KNOWN_CALLER: &[Check] = &[
+    Fields(
+        "/variables",
+        &[
+            "knownCaller",
+            "firstName",
+            "openRequests",
+            "questionnaireClientId",
+        ],
+    ),
+    Equals("/variables/knownCaller", "\"true\""),
+];
 
 /// Every sample event in `events/` but the scheduler's, in the order the tests send them.
 #[rustfmt::skip]
 pub const ENDPOINTS: &[Endpoint] = &[
-    write("authentication-request-otp", "authentication", 202, (1, WRITE)),
-    write("authentication-validate-otp", "authentication", 401, (1, WRITE)),
-    read("phone-calls-get", "phone-calls", (3, TWO_READS_LOGGED)),
-    read("phone-calls-requests", "phone-calls", (2, READ_LOGGED)),
-    read("clients-list", "clients", (2, READ_LOGGED)),
-    write("clients-patch", "clients", 200, (2, WRITE_LOGGED)),
-    read("portals-get", "portals", (1, READ)),
-    write("portals-import-clients", "portals", 200, (3, CREATE_LOGGED)),
-    read("contact-details-list", "contact-details", (1, READ)),
-    read("contact-details-get", "contact-details", (1, READ)),
-    read("contact-details-active", "contact-details", (1, READ)),
-    write("contact-details-put", "contact-details", 200, (1, WRITE)),
-    read("questionnaires-list", "questionnaires", (1, READ)),
-    read("questionnaires-get", "questionnaires", (3, TWO_READS_LOGGED)),
-    write("questionnaires-add-question", "questionnaires", 201, (2, WRITE_AND_ID)),
-    write("questionnaires-start-for-clients", "questionnaires", 200, (3, CREATE_LOGGED)),
-    read("alerts-list", "questionnaires", (2, READ_LOGGED)),
+    write("authentication-request-otp", "authentication", 202, (1, WRITE), &[Fields("", &["requestId", "expiresAt"])]),
+    write("authentication-validate-otp", "authentication", 401, (1, WRITE), NONE),
+    read("phone-calls-get", "phone-calls", (3, TWO_READS_LOGGED), &[Fields("/0", &["id", "startDate", "transcript", "isUnknown"])]),
+    read("phone-calls-requests", "phone-calls", (2, READ_LOGGED), LIST),
+    read("clients-list", "clients", (2, READ_LOGGED), LIST),
+    write("clients-patch", "clients", 200, (2, WRITE_LOGGED), &[Fields("", &["id", "name", "totalCalls", "lastCallAt"])]),
+    read("portals-get", "portals", (1, READ), &[Fields("", &["id", "organisationId", "name"])]),
+    write("portals-import-clients", "portals", 200, (3, CREATE_LOGGED), &[Fields("", &["created", "existing", "invalid"])]),
+    read("contact-details-list", "contact-details", (1, READ), LIST),
+    read("contact-details-get", "contact-details", (1, READ), &[Fields("", &["id", "priority", "isActive"])]),
+    read("contact-details-active", "contact-details", (1, READ), LIST),
+    write("contact-details-put", "contact-details", 200, (1, WRITE), &[Fields("", &["id", "priority", "isActive"])]),
+    read("questionnaires-list", "questionnaires", (1, READ), LIST),
+    read("questionnaires-get", "questionnaires", (3, TWO_READS_LOGGED), &[Fields("", &["questions", "answers", "clients"])]),
+    write("questionnaires-add-question", "questionnaires", 201, (2, WRITE_AND_ID), &[Fields("", &["id", "position", "prompt"])]),
+    write("questionnaires-start-for-clients", "questionnaires", 200, (3, CREATE_LOGGED), &[Fields("", &["created", "alreadyScheduled"])]),
+    read("alerts-list", "questionnaires", (2, READ_LOGGED), LIST),
     // The demo holds no alert (a scheduler pass and a dialler's report make one:
     // tests/tests/api/alerts.rs), so alert 41 is missing here.
-    at("alerts-get", "questionnaires", 404, Access::Read, (1, READ)),
-    write("alerts-acknowledge", "questionnaires", 404, (1, READ)),
-    read("organisations-suggest-unknown-client", "organisations", (3, TWO_READS_LOGGED)),
-    write("organisations-fix-unknown-client", "organisations", 200, (2, WRITE_LOGGED)),
-    write("integrations-voice-call-ended", "integrations", 200, (5, CALL_LOGGED)),
-    write("integrations-voice-call-ended-urgent", "integrations", 200, (11, URGENT_CALL_LOGGED)),
-    write("integrations-voice-call-analyzed", "integrations", 200, (2, TRANSACTION_LOGGED)),
-    write("integrations-voice-call-failed", "integrations", 200, (4, OUTCOME_LOGGED)),
-    read("integrations-voice-inbound", "integrations", (5, CALLER_CONTEXT)),
-    write("integrations-voice-tools", "integrations", 200, (3, TOOL_LOGGED)),
-    read("integrations-voice-retell-inbound", "integrations", (5, CALLER_CONTEXT)),
-    write("integrations-voice-retell-tools", "integrations", 200, (3, TOOL_LOGGED)),
-    read("integrations-voice-vapi-assistant-request", "integrations", (5, CALLER_CONTEXT)),
-    write("integrations-voice-vapi-tool-calls", "integrations", 200, (3, TOOL_LOGGED)),
-    read("integrations-voice-elevenlabs-inbound", "integrations", (5, CALLER_CONTEXT)),
-    write("integrations-voice-elevenlabs-record-request", "integrations", 200, (3, TOOL_LOGGED)),
-    write("integrations-voice-elevenlabs-report-emergency", "integrations", 200, (10, EMERGENCY_LOGGED)),
-    read("access-log-client-extract", "access-log", (3, EXTRACT)),
-    read("access-log-list", "access-log", (2, READ_LOGGED)),
-    write("access-log-record-review", "access-log", 201, (4, REVIEW)),
-    read("access-log-reviews-list", "access-log", (2, READ_LOGGED)),
-    write("authentication-logout", "authentication", 204, (1, WRITE)),
+    at("alerts-get", "questionnaires", 404, Access::Read, (1, READ), NONE),
+    write("alerts-acknowledge", "questionnaires", 404, (1, READ), NONE),
+    read("organisations-suggest-unknown-client", "organisations", (3, TWO_READS_LOGGED), &[Fields("", &["clientId", "confidence", "candidates"])]),
+    write("organisations-fix-unknown-client", "organisations", 200, (2, WRITE_LOGGED), &[Fields("", &["id", "clientId", "isUnknown"])]),
+    write("integrations-voice-call-ended", "integrations", 200, (5, CALL_LOGGED), CALL_ID),
+    write("integrations-voice-call-ended-urgent", "integrations", 200, (11, URGENT_CALL_LOGGED), CALL_ID),
+    write("integrations-voice-call-analyzed", "integrations", 200, (2, TRANSACTION_LOGGED), CALL_ID),
+    write("integrations-voice-call-failed", "integrations", 200, (4, OUTCOME_LOGGED), &[Equals("", r#"{"phoneCallId": null}"#)]),
+    read("integrations-voice-inbound", "integrations", (5, CALLER_CONTEXT), KNOWN_CALLER),
+    write("integrations-voice-tools", "integrations", 200, (3, TOOL_LOGGED), WROTE_IT_DOWN),
+    read("integrations-voice-retell-inbound", "integrations", (5, CALLER_CONTEXT), &[Equals("/call_inbound/dynamic_variables/knownCaller", "\"true\"")]),
+    write("integrations-voice-retell-tools", "integrations", 200, (3, TOOL_LOGGED), &[Contains("", "written that down")]),
+    read("integrations-voice-vapi-assistant-request", "integrations", (5, CALLER_CONTEXT), &[Equals("/assistantId", "\"asst_care\""), Equals("/assistantOverrides/variableValues/knownCaller", "\"true\"")]),
+    write("integrations-voice-vapi-tool-calls", "integrations", 200, (3, TOOL_LOGGED), &[Equals("/results/0/toolCallId", "\"call_tc_0001\"")]),
+    read("integrations-voice-elevenlabs-inbound", "integrations", (5, CALLER_CONTEXT), &[Equals("/dynamic_variables/knownCaller", "\"true\"")]),
+    write("integrations-voice-elevenlabs-record-request", "integrations", 200, (3, TOOL_LOGGED), WROTE_IT_DOWN),
+    write("integrations-voice-elevenlabs-report-emergency", "integrations", 200, (10, EMERGENCY_LOGGED), &[Contains("/result", "alerted the staff")]),
+    read("access-log-client-extract", "access-log", (3, EXTRACT), LIST),
+    read("access-log-list", "access-log", (2, READ_LOGGED), &[Array("", true), Fields("/0", &["id", "at", "accessor", "action", "clientIds", "status"])]),
+    write("access-log-record-review", "access-log", 201, (4, REVIEW), &[Fields("", &["id", "drawn", "population", "records"])]),
+    read("access-log-reviews-list", "access-log", (2, READ_LOGGED), LIST),
+    write("authentication-logout", "authentication", 204, (1, WRITE), NONE),
 ];
 
 /// The endpoint of a sample event.
