@@ -12,9 +12,9 @@ use serde_json::Value;
 
 use integration_tests::evaluation;
 use integration_tests::start_time;
+use matcher::index::CallFacts;
+use matcher::score::rank;
 use organisations::MAX_CANDIDATES;
-use shared::matcher::index::{CallFacts, ClientIndex};
-use shared::matcher::score::rank;
 use shared::records::Client;
 
 const CLIENTS: usize = 20_000;
@@ -186,7 +186,7 @@ fn main() {
     let mut index = None;
     for _ in 0..5 {
         let started = Instant::now();
-        index = Some(ClientIndex::build(&clients, now));
+        index = Some(shared::matching::client_index(&clients, now));
         builds.push(started.elapsed());
     }
     builds.sort();

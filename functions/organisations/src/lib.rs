@@ -13,14 +13,14 @@ use axum::routing::post;
 use chrono::TimeDelta;
 use serde::{Deserialize, Serialize};
 
+use matcher::index::{CallFacts, ClientIndex};
+use matcher::score::{Ranked, SUGGESTION_THRESHOLD, rank};
 use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::clock::Clock;
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse};
 use shared::ids::{CallId, ClientId, OrganisationId};
-use shared::matcher::index::{CallFacts, ClientIndex};
-use shared::matcher::score::{Ranked, SUGGESTION_THRESHOLD, rank};
 use shared::phone::MetadataLoad;
 use shared::phone::{self, DefaultRegion};
 use shared::records::{PhoneCall, Timestamp};
@@ -70,7 +70,7 @@ impl IndexCache {
             return Ok(index);
         }
         let clients = store.organisation_clients(organisation_id, now).await?;
-        let index = Arc::new(ClientIndex::build(&clients, now));
+        let index = Arc::new(shared::matching::client_index(&clients, now));
         self.entries
             .lock()
             .unwrap_or_else(|p| p.into_inner())

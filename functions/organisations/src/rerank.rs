@@ -9,8 +9,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use matcher::score::{Ranked, SUGGESTION_THRESHOLD};
 use shared::bedrock::{Converse, json_object, withhold_numbers};
-use shared::matcher::score::{Ranked, SUGGESTION_THRESHOLD};
 use shared::store::BoxError;
 
 /// How long a suggestion waits for the model before answering without it.

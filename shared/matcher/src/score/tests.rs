@@ -1,23 +1,24 @@
 //! Unit tests of the matcher's scoring.
 
 use super::*;
-use crate::matcher::index::CallFacts;
-use crate::records::Client;
+use crate::index::{CallFacts, ClientFields};
 
-fn client(id: i32, name: &str, street: &str, city: &str, phone: &str) -> Client {
-    Client {
+fn client(id: i32, name: &str, street: &str, city: &str, phone: &str) -> ClientFields<'static> {
+    // Test data lives as long as the test process: leaked, so the fields can borrow it.
+    let text = |value: &str| Some(&*value.to_string().leak());
+    ClientFields {
         id,
         portal_id: 1,
-        name: Some(name.into()),
-        street: Some(street.into()),
-        city: Some(city.into()),
-        phone: Some(phone.into()),
-        primary_number: Some(phone.into()),
-        ..Client::default()
+        name: text(name),
+        street: text(street),
+        city: text(city),
+        phone: text(phone),
+        primary_number: text(phone),
+        ..ClientFields::default()
     }
 }
 
-fn clients() -> Vec<Client> {
+fn clients() -> Vec<ClientFields<'static>> {
     let mut clients = vec![
         client(1, "Karin Lund", "Storgatan 12", "Uppsala", "+46701112233"),
         client(2, "Karin Lund", "Kungsgatan 3", "Uppsala", "+46701112244"),
@@ -40,11 +41,11 @@ fn clients() -> Vec<Client> {
         "Heby",
         "+46701112299",
     ));
-    clients[6].zip_code = Some("733 30".into());
-    clients[7].zip_code = Some("744 31".into());
+    clients[6].zip_code = Some("733 30");
+    clients[7].zip_code = Some("744 31");
     clients[4].is_deleted = true;
-    clients[5].national_id = Some("191212121212".into());
-    clients[5].memory = Some("Loves her cat Misse and the garden.".into());
+    clients[5].national_id = Some("191212121212");
+    clients[5].memory = Some("Loves her cat Misse and the garden.");
     // Enough other clients that a single first name is not rare by accident.
     for i in 0..40 {
         clients.push(client(
@@ -61,7 +62,7 @@ fn clients() -> Vec<Client> {
 fn ranked(summary: &str, from: Option<&str>) -> Vec<Ranked> {
     let now = "2026-11-21T12:00:00Z".parse().unwrap();
     let clients = clients();
-    let index = ClientIndex::build(&clients, now);
+    let index = ClientIndex::build(clients, now);
     rank(&index, &CallFacts::of(summary, from, now.date_naive()), 5)
 }
 

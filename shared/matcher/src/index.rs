@@ -8,7 +8,26 @@ use super::mentions::ordinary_words;
 pub use super::mentions::{Mention, Role, mentions};
 use super::names::{self, NameMatch};
 use super::text;
-use crate::records::{Client, Timestamp};
+use chrono::{DateTime, NaiveDate, Utc};
+
+/// A client as the caller's records hold it: the fields that can identify them in a call.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClientFields<'a> {
+    pub id: i32,
+    pub portal_id: i32,
+    /// A deleted client is never a candidate.
+    pub is_deleted: bool,
+    pub name: Option<&'a str>,
+    pub phone: Option<&'a str>,
+    pub primary_number: Option<&'a str>,
+    pub national_id: Option<&'a str>,
+    pub street: Option<&'a str>,
+    pub zip_code: Option<&'a str>,
+    pub city: Option<&'a str>,
+    /// Free text staff keep about the client (what they like, who visits).
+    pub memory: Option<&'a str>,
+    pub about: Option<&'a str>,
+}
 
 /// A client as the matcher sees it: normalised once, at index time.
 #[derive(Debug, Clone)]
@@ -183,8 +202,8 @@ fn topic_words(texts: &[Option<&str>]) -> HashSet<String> {
 }
 
 impl Person {
-    pub fn of(client: &Client, today: chrono::NaiveDate) -> Self {
-        let name = client.name.clone().unwrap_or_default();
+    pub fn of(client: &ClientFields, today: NaiveDate) -> Self {
+        let name = client.name.unwrap_or_default().to_string();
         let name_words: Vec<Vec<String>> = name
             .split_whitespace()
             .map(text::words)
@@ -203,13 +222,13 @@ impl Person {
             Some((only, _)) => (only.clone(), Vec::new()),
             None => (Vec::new(), Vec::new()),
         };
-        let street = client.street.as_deref().unwrap_or_default();
+        let street = client.street.unwrap_or_default();
         let street_number = text::numbers(street).into_iter().next();
         let street_words = text::words(street)
             .into_iter()
             .filter(|word| !word.chars().all(|c| c.is_ascii_digit()))
             .collect();
-        let address = [&client.street, &client.zip_code, &client.city]
+        let address = [client.street, client.zip_code, client.city]
             .into_iter()
             .flatten()
             .map(|part| part.trim())
@@ -223,24 +242,22 @@ impl Person {
             address,
             first_names,
             surnames,
-            phones: [&client.phone, &client.primary_number]
+            phones: [client.phone, client.primary_number]
                 .into_iter()
                 .flatten()
-                .filter_map(|number| phone_key(number))
+                .filter_map(phone_key)
                 .collect(),
             national_id: client
                 .national_id
-                .as_deref()
                 .and_then(|raw| crate::national_id::normalise(raw, today).ok()),
             street_words,
             street_number,
             zip: client
                 .zip_code
-                .as_deref()
                 .map(|zip| zip.chars().filter(char::is_ascii_digit).collect::<String>())
                 .filter(|zip| zip.len() == 5),
-            city_words: client.city.as_deref().map(text::words).unwrap_or_default(),
-            topic_words: topic_words(&[client.memory.as_deref(), client.about.as_deref()]),
+            city_words: client.city.map(text::words).unwrap_or_default(),
+            topic_words: topic_words(&[client.memory, client.about]),
         }
     }
 }
@@ -307,12 +324,15 @@ pub struct ClientIndex {
 
 impl ClientIndex {
     /// Indexes the live clients among `clients` (deleted ones are never candidates).
-    pub fn build<'a>(clients: impl IntoIterator<Item = &'a Client>, now: Timestamp) -> Self {
+    pub fn build<'a>(
+        clients: impl IntoIterator<Item = ClientFields<'a>>,
+        now: DateTime<Utc>,
+    ) -> Self {
         let today = now.date_naive();
         let people: Vec<Person> = clients
             .into_iter()
             .filter(|client| !client.is_deleted)
-            .map(|client| Person::of(client, today))
+            .map(|client| Person::of(&client, today))
             .collect();
         let mut index = Self {
             people: Vec::new(),
