@@ -75,26 +75,35 @@ fn run_invoke(
     )
 }
 
-/// `sam local start-lambda` on a free port with warm containers: one SAM process for every
-/// sample event (a `sam local invoke` spends about 10 s starting SAM and its container for
-/// each), invoked through the Lambda Invoke API as the AWS SDK calls it. Its output, with the
-/// functions' log lines, goes to the returned file.
-fn start_lambda(template: &str, env_vars: &str, work: &Path) -> (StartLambda, PathBuf) {
+/// `sam local <command>` (`start-api` or `start-lambda`) on a free port with warm containers,
+/// its output to `log`: the running process, stopped when dropped, and a client of it.
+fn serve(template: &str, env_vars: &str, command: &str, log: &Path) -> (Running, LocalApiClient) {
     let port = free_port();
-    let log_path = work.join("start-lambda.log");
-    let log = std::fs::File::create(&log_path).unwrap();
+    let log = std::fs::File::create(log).unwrap();
     let child = Command::new(sam())
-        .args(["local", "start-lambda", "--port", &port.to_string()])
+        .args(["local", command, "--port", &port.to_string()])
         .args(common_args(template, env_vars))
         .args(["--warm-containers", "LAZY"])
         .stdin(Stdio::null())
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()
-        .expect("sam local start-lambda starts");
+        .unwrap_or_else(|e| panic!("sam local {command} starts: {e}"));
     let running = Running(child);
-    wait_for_port(port, "sam local start-lambda");
-    let client = LocalApiClient::new(&format!("http://127.0.0.1:{port}"));
+    wait_for_port(port, &format!("sam local {command}"));
+    (
+        running,
+        LocalApiClient::new(&format!("http://127.0.0.1:{port}")),
+    )
+}
+
+/// `sam local start-lambda` on a free port with warm containers: one SAM process for every
+/// sample event (a `sam local invoke` spends about 10 s starting SAM and its container for
+/// each), invoked through the Lambda Invoke API as the AWS SDK calls it. Its output, with the
+/// functions' log lines, goes to the returned file.
+fn start_lambda(template: &str, env_vars: &str, work: &Path) -> (StartLambda, PathBuf) {
+    let log_path = work.join("start-lambda.log");
+    let (running, client) = serve(template, env_vars, "start-lambda", &log_path);
     (
         StartLambda {
             client,
@@ -272,20 +281,7 @@ async fn main() {
 /// it (the code of step 2 goes by SMS through moto's SNS, so the session is the one made
 /// through the API at start).
 async fn start_api_walkthrough(template: &str, env_vars: &str, token: &str, work: &Path) {
-    let port = free_port();
-    let log = std::fs::File::create(work.join("start-api.log")).unwrap();
-    let child = Command::new(sam())
-        .args(["local", "start-api", "--port", &port.to_string()])
-        .args(common_args(template, env_vars))
-        .args(["--warm-containers", "LAZY"])
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .expect("sam local start-api starts");
-    let _api = Running(child);
-    wait_for_port(port, "sam local start-api");
-    let api = LocalApiClient::new(&format!("http://127.0.0.1:{port}"));
+    let (_api, api) = serve(template, env_vars, "start-api", &work.join("start-api.log"));
     let steps = [
         Step::new(
             Method::POST,
