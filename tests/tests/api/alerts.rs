@@ -5,8 +5,10 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 use http::StatusCode;
-use integration_tests::{Backend, TestApp, on_both_stores, quiet_demo, spawn_app_with, start_time};
+use integration_tests::{Backend, TestApp, on_both_stores, spawn_app_with, start_time};
 use serde_json::{Value, json};
+
+use crate::support::final_outpost_demo;
 
 const KARIN: &str = "+46701000001";
 const AHMED: &str = "+46701000002";
@@ -18,13 +20,7 @@ const NIGHT: &str = "+4687001070";
 
 /// The demo without entries, every contact of portal 1 a final-outpost one.
 async fn spawn(backend: Backend) -> TestApp {
-    let mut fixture = quiet_demo();
-    for contact in fixture["contactDetails"].as_array_mut().unwrap() {
-        if contact["portalId"] == 1 {
-            contact["contactWhenFinalOutpost"] = json!(true);
-        }
-    }
-    spawn_app_with(backend, &fixture.to_string()).await
+    spawn_app_with(backend, &final_outpost_demo().to_string()).await
 }
 
 /// Starts questionnaire 11 for Gunnel (client 1, portal 1) at `start` with `retries` attempts

@@ -7,6 +7,8 @@ use integration_tests::{
 };
 use serde_json::{Value, json};
 
+use crate::support::ids;
+
 const KARIN: &str = "+46701000001";
 
 const CLIENT_FIELDS: [&str; 24] = [
@@ -36,14 +38,6 @@ const CLIENT_FIELDS: [&str; 24] = [
     "isCustomerService",
 ];
 
-fn ids(list: &Value) -> Vec<i64> {
-    list.as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_i64().unwrap())
-        .collect()
-}
-
 fn client(list: &Value, id: i64) -> Value {
     list.as_array()
         .unwrap()
@@ -66,7 +60,7 @@ async fn the_list_holds_the_portals_live_clients_with_derived_call_figures(backe
     let list = clients(&app, &token).await;
     app.expect_requests(&[("GetItem", 1), ("Query", 1), ("TransactWriteItems", 1)]);
     // Client 9 is deleted; 6 to 8 belong to other portals.
-    assert_eq!(ids(&list), [1, 2, 3, 4, 5]);
+    assert_eq!(ids(&list, "id"), [1, 2, 3, 4, 5]);
     let mut fields: Vec<&str> = list[0]
         .as_object()
         .unwrap()
@@ -109,7 +103,7 @@ async fn walk_pages(app: &TestApp, token: &str, first: &str) -> (Vec<i64>, usize
     while let Some(path) = next.take() {
         let answer = app.get(&path, Some(token)).await;
         assert_eq!(answer.status, StatusCode::OK, "{path}");
-        let page = ids(&answer.json());
+        let page = ids(&answer.json(), "id");
         app.expect_requests(&[
             ("GetItem", 1),
             ("Query", 1),
@@ -136,9 +130,9 @@ async fn pagination_walks_the_whole_list_exactly_once(backend: Backend) {
         assert_eq!(pages, 5usize.div_ceil(limit).max(1), "limit {limit}");
     }
     let whole = clients(&app, &token).await;
-    assert_eq!(ids(&whole), [1, 2, 3, 4, 5]);
+    assert_eq!(ids(&whole, "id"), [1, 2, 3, 4, 5]);
     let rest = app.get("/clients?cursor=2", Some(&token)).await.json();
-    assert_eq!(ids(&rest), [3, 4, 5]);
+    assert_eq!(ids(&rest, "id"), [3, 4, 5]);
 }
 
 async fn bad_page_parameters_are_refused(backend: Backend) {
@@ -265,7 +259,7 @@ async fn another_portals_client_a_deleted_one_and_a_missing_one_are_alike_not_fo
     }
     let ahmed = app.login("+46701000002").await;
     let theirs = clients(&app, &ahmed).await;
-    assert_eq!(ids(&theirs), [6, 7]);
+    assert_eq!(ids(&theirs, "id"), [6, 7]);
     assert_eq!(
         client(&theirs, 6)["city"],
         "Lidingö",

@@ -1,24 +1,13 @@
 //! Contact-detail scenarios, each on both stores: lists, one record, the active ones by their
 //! windows in Stockholm time (midnight and daylight saving included), and replacement.
 
-use chrono::{DateTime, Utc};
 use http::StatusCode;
 use integration_tests::{Backend, error_fields, on_both_stores, spawn_app, without_trace};
 use serde_json::{Value, json};
 
+use crate::support::{at, ids};
+
 const KARIN: &str = "+46701000001";
-
-fn ids(list: &Value) -> Vec<i64> {
-    list.as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_i64().unwrap())
-        .collect()
-}
-
-fn at(text: &str) -> DateTime<Utc> {
-    text.parse().unwrap()
-}
 
 async fn the_portals_contact_details_come_by_priority_then_id(backend: Backend) {
     let app = spawn_app(backend).await;
@@ -28,7 +17,7 @@ async fn the_portals_contact_details_come_by_priority_then_id(backend: Backend) 
     assert_eq!(answer.status, StatusCode::OK);
     app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
     let list = answer.json();
-    assert_eq!(ids(&list), [301, 303, 302]);
+    assert_eq!(ids(&list, "id"), [301, 303, 302]);
     assert_eq!(list[0].as_object().unwrap().len(), 11);
     assert_eq!(list[0]["contactBetweenStart"], "07:00");
 }
@@ -100,7 +89,7 @@ async fn active_contact_details_follow_their_windows_in_stockholm_time(backend: 
         let answer = app.get("/contact-details/active", Some(&token)).await;
         assert_eq!(answer.status, StatusCode::OK);
         app.expect_requests(&[("GetItem", 1), ("Query", 1)]);
-        assert_eq!(ids(&answer.json()), expected, "at {instant}");
+        assert_eq!(ids(&answer.json(), "id"), expected, "at {instant}");
     }
 }
 
@@ -129,13 +118,13 @@ async fn inactive_and_all_day_contacts_and_ties_in_priority(backend: Backend) {
         .get("/contact-details/active", Some(&token))
         .await
         .json();
-    assert_eq!(ids(&night), [302]);
+    assert_eq!(ids(&night, "id"), [302]);
     let token = app.login_at(KARIN, at("2026-11-21T09:00:00Z")).await;
     let morning = app
         .get("/contact-details/active", Some(&token))
         .await
         .json();
-    assert_eq!(ids(&morning), [301, 302], "equal priority: by id");
+    assert_eq!(ids(&morning, "id"), [301, 302], "equal priority: by id");
 }
 
 async fn a_put_replaces_the_editable_fields_and_returns_the_record(backend: Backend) {
@@ -173,7 +162,7 @@ async fn a_put_replaces_the_editable_fields_and_returns_the_record(backend: Back
         record
     );
     let list = app.get("/contact-details", Some(&token)).await.json();
-    assert_eq!(ids(&list), [302, 301, 303], "priority 0 comes first");
+    assert_eq!(ids(&list, "id"), [302, 301, 303], "priority 0 comes first");
 
     let cleared = app
         .put_json(

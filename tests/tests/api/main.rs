@@ -25,6 +25,7 @@ mod routes;
 mod runtime_emulator;
 mod scheduler;
 mod stores;
+mod support;
 mod tenant_isolation;
 mod urgent;
 mod voice_platforms;

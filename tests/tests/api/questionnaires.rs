@@ -5,17 +5,11 @@ use http::StatusCode;
 use integration_tests::{Backend, TestApp, error_fields, on_both_stores, spawn_app, without_trace};
 use serde_json::{Value, json};
 
+use crate::support::ids;
+
 const KARIN: &str = "+46701000001";
 const AHMED: &str = "+46701000002";
 const SARA: &str = "+46701000003";
-
-fn ids(list: &Value, field: &str) -> Vec<i64> {
-    list.as_array()
-        .unwrap()
-        .iter()
-        .map(|item| item[field].as_i64().unwrap())
-        .collect()
-}
 
 async fn detail(app: &TestApp, token: &str) -> Value {
     let answer = app.get("/questionnaires/11", Some(token)).await;

@@ -20,14 +20,12 @@ use shared::ids::{EntryId, PortalId};
 use shared::notify::{Dialler, DiallerMessage};
 use shared::store::BoxError;
 
+use crate::support::at;
+
 const KARIN: &str = "+46701000001";
 
 async fn spawn_quiet(backend: Backend) -> TestApp {
     spawn_app_with(backend, &quiet_demo().to_string()).await
-}
-
-fn at(text: &str) -> DateTime<Utc> {
-    text.parse().unwrap()
 }
 
 /// Starts questionnaire 11 for client 1 of portal 1 (Gunnel Andersson) at `start`; the entry.

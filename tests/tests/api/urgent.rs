@@ -12,6 +12,8 @@ use integration_tests::bedrock::{Behaviour, StandIn};
 use integration_tests::{Backend, TestApp, on_both_stores, quiet_demo, spawn_app_with, start_time};
 use serde_json::{Value, json};
 
+use crate::support::final_outpost_demo;
+
 const KARIN: &str = "+46701000001";
 /// Lidingö's admin (portal 2).
 const AHMED: &str = "+46701000002";
@@ -26,14 +28,11 @@ const NIGHT: &str = "+4687001070";
 /// The demo without entries; with `all_final_outpost`, every contact of portal 1 is a
 /// final-outpost one (in the demo only the night patrol is).
 async fn spawn(backend: Backend, all_final_outpost: bool) -> TestApp {
-    let mut fixture = quiet_demo();
-    if all_final_outpost {
-        for contact in fixture["contactDetails"].as_array_mut().unwrap() {
-            if contact["portalId"] == 1 {
-                contact["contactWhenFinalOutpost"] = json!(true);
-            }
-        }
-    }
+    let fixture = if all_final_outpost {
+        final_outpost_demo()
+    } else {
+        quiet_demo()
+    };
     spawn_app_with(backend, &fixture.to_string()).await
 }
 
