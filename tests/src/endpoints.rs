@@ -191,7 +191,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     read("contact-details-list", "contact-details", (1, READ), LIST),
     read("contact-details-get", "contact-details", (1, READ), &[Fields("", &["id", "priority", "isActive"])]),
     read("contact-details-active", "contact-details", (1, READ), LIST),
-    write("contact-details-put", "contact-details", 200, (1, WRITE), &[Fields("", &["id", "priority", "isActive"])]),
+    write("contact-details-put", "contact-details", 200, (2, WRITE_LOGGED), &[Fields("", &["id", "priority", "isActive"])]),
     read("questionnaires-list", "questionnaires", (1, READ), LIST),
     read("questionnaires-get", "questionnaires", (3, TWO_READS_LOGGED), &[Fields("", &["questions", "answers", "clients"])]),
     write("questionnaires-add-question", "questionnaires", 201, (2, WRITE_AND_ID), &[Fields("", &["id", "position", "prompt"])]),

@@ -1,5 +1,6 @@
 //! The contact-detail endpoints: a portal's contacts, one contact, the contacts reachable now
-//! (by their windows in the portal's time zone), and replacing a contact's editable fields.
+//! (by their windows in the portal's time zone), and an admin replacing a contact's editable
+//! fields (logged, and the number that stops receiving alerts told so by SMS).
 
 use std::sync::Arc;
 
@@ -10,14 +11,17 @@ use serde::Deserialize;
 use shared::ids::ContactDetailId;
 use shared::zone::Zone;
 
+use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::contact_window::{self, WindowError};
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
+use shared::notify::{SmsSender, SnsSms};
 use shared::phone::MetadataLoad;
 use shared::phone::{self, DefaultRegion};
-use shared::records::ContactDetail;
-use shared::runtime::Services;
+use shared::records::{ContactDetail, Role};
+use shared::runtime::{Platform, Services};
+use shared::store::access_log::Action;
 use shared::store::{ContactDetailChanges, ContactDetailStore, Narrow, SessionReader};
 use shared::validate::{self, Validator, required};
 
@@ -38,10 +42,13 @@ pub struct ContactDetailsState {
     pub region: DefaultRegion,
     /// The zone contact windows are written in (`PORTAL_TIME_ZONE`).
     pub time_zone: Zone,
+    /// Tells a number that it no longer receives the portal's alerts.
+    pub sms: Arc<dyn SmsSender>,
+    pub audit: AuditLog,
 }
 
 impl ContactDetailsState {
-    pub fn new<S>(services: &Services<S>) -> Self
+    pub fn new<S>(services: &Services<S>, sms: Arc<dyn SmsSender>) -> Self
     where
         S: ?Sized + Narrow<dyn ContactDetailStore> + Narrow<dyn SessionReader>,
     {
@@ -51,7 +58,15 @@ impl ContactDetailsState {
             // Only an update reads a number; the reads do not.
             region: services.phone_region(MetadataLoad::FirstUse),
             time_zone: services.time_zone.clone(),
+            sms,
+            audit: services.audit(),
         }
+    }
+
+    /// The state on Lambda: SMS through SNS.
+    pub fn for_lambda(platform: &Platform) -> Self {
+        let sms = Arc::new(SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk)));
+        Self::new(&platform.services, sms)
     }
 }
 
@@ -62,14 +77,15 @@ pub fn router(state: ContactDetailsState) -> Router {
 
 /// The bare routes, for `local-api` to merge with the other functions'.
 pub fn routes(state: ContactDetailsState) -> Router {
-    Router::new()
+    let audit = state.audit.clone();
+    let routes = Router::new()
         .route("/contact-details", get(list_contact_details))
         .route("/contact-details/active", get(active_contact_details))
         .route(
             "/contact-details/{id}",
             get(get_contact_detail).put(replace_contact_detail),
-        )
-        .with_state(state)
+        );
+    shared::audit::logged(routes, audit).with_state(state)
 }
 
 /// List the portal's contact details
@@ -280,13 +296,17 @@ impl ContactDetailBody {
 ///
 /// Replaces every field of a contact detail of the caller's portal: `name`, `priority` and
 /// `isActive` are required, null or empty clears the others, and the window's two ends are set
-/// or cleared together. Staff and admins alike.
+/// or cleared together. Admins only: the numbers here receive the portal's alerts. The change is
+/// access-logged (`contact-detail.update`, a staff member's attempt as a denial), and a number
+/// that could receive the portal's alerts and no longer can (the number changed, or the
+/// contact was deactivated) is told so by SMS.
 #[utoipa::path(
     put, path = "/contact-details/{id}", tag = "contact details",
     params(("id" = i32, Path, minimum = 1, description = "The contact detail to update.")),
     request_body = ContactDetailBody,
     responses(
         (status = 200, description = "The contact detail as stored.", body = ContactDetail),
+        (status = 403, description = "The caller is not an admin of the portal; nothing was written.", body = Problem),
         (status = 404, description = "No contact detail with this id in the caller's portal.", body = Problem),
     ),
     security(("bearer" = []))
@@ -294,14 +314,37 @@ impl ContactDetailBody {
 async fn replace_contact_detail(
     State(state): State<ContactDetailsState>,
     caller: Caller,
+    access: AccessNote,
     PathId(id): PathId,
     Json(body): Json<ContactDetailBody>,
 ) -> Result<JsonResponse<ContactDetail>, ApiError> {
+    access.by_caller(&caller, Action::UpdateContactDetail, [], []);
+    if caller.role != Role::Admin {
+        return Err(ApiError::Forbidden(ADMINS_ONLY));
+    }
     let changes = body.changes(state.region)?;
-    state
+    let update = state
         .contacts
         .update_contact_detail(caller.portal_id, ContactDetailId(id), &changes)
         .await?
-        .map(JsonResponse::ok)
-        .ok_or(ApiError::NotFound("contact detail"))
+        .ok_or(ApiError::NotFound("contact detail"))?;
+    if let Some(dropped) = update.number_dropped() {
+        // The answer does not wait for the SMS, nor fail with it: the change is made.
+        match state.sms.send_sms(dropped, NO_LONGER_ALERTED).await {
+            Ok(()) => tracing::info!(contact_detail = id, "the number no longer alerted was told"),
+            Err(error) => tracing::error!(
+                contact_detail = id,
+                error = %shared::error::error_chain(error.as_ref()),
+                "the number no longer alerted could not be told"
+            ),
+        }
+    }
+    Ok(JsonResponse::ok(update.after))
 }
+
+const ADMINS_ONLY: &str = "Only an admin of the portal may change its contact details.";
+
+/// The SMS to a number that no longer receives a portal's alerts: nothing about any client.
+const NO_LONGER_ALERTED: &str = "Hemtjänstens larm skickas inte längre till det här numret. \
+     This number no longer receives the care unit's alerts. If you did not expect this, call \
+     the unit.";

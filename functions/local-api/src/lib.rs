@@ -149,7 +149,7 @@ impl LocalApi {
     }
 
     pub fn contact_details_state(&self) -> contact_details::ContactDetailsState {
-        contact_details::ContactDetailsState::new(&self.services)
+        contact_details::ContactDetailsState::new(&self.services, Arc::new(self.outbox.clone()))
     }
 
     pub fn questionnaires_state(&self) -> questionnaires::QuestionnairesState {

@@ -26,7 +26,7 @@ pub use access_log::{AccessLogReader, AccessLogWriter};
 pub use alerts::{AlertFilter, AlertPage, AlertStore, EscalationStore, StoredAlert};
 pub use auth::{AuthStore, OtpRequest, SendLog, Session, SessionReader, StaffAccount};
 pub use clients::{ClientChanges, ClientField, ClientPage, ClientPageRequest, ClientStore};
-pub use contact_details::{ContactDetailChanges, ContactDetailStore};
+pub use contact_details::{ContactDetailChanges, ContactDetailStore, ContactDetailUpdate};
 pub use ingest::{
     AlertWrite, Analysis, CallAlert, Conversation, DeliveryState, EntryCompletion, EntryRef,
     GivenAnswer, HeldAnalysis, IngestStore, NewCall, NewRequest, NumberedCall, OutcomeReport,

@@ -39,7 +39,7 @@ pub(crate) const FUNCTIONS: &[Function] = &[
     },
     Function {
         name: "contact-details",
-        clients: "dynamodb",
+        clients: "dynamodb,sns",
         unauthenticated: "contact-details-active",
         read: "contact-details-active",
     },

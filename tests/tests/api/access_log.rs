@@ -474,6 +474,7 @@ fn no_functions_policy_allows_changing_or_deleting_an_access_record() {
         [
             "AccessLogFunction",
             "ClientsFunction",
+            "ContactDetailsFunction",
             "IntegrationsFunction",
             "OrganisationsFunction",
             "PhoneCallsFunction",

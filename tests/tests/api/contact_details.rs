@@ -2,12 +2,17 @@
 //! windows in Stockholm time (midnight and daylight saving included), and replacement.
 
 use http::StatusCode;
-use integration_tests::{Backend, error_fields, on_both_stores, spawn_app, without_trace};
+use integration_tests::{
+    Backend, TestApp, access_record_write, error_fields, on_both_stores, spawn_app, without_trace,
+};
 use serde_json::{Value, json};
+use shared::store::access_log::{Action, Outcome};
 
 use crate::support::{at, ids};
 
 const KARIN: &str = "+46701000001";
+/// Staff of portal 1.
+const EMIL: &str = "+46701000004";
 
 async fn the_portals_contact_details_come_by_priority_then_id(backend: Backend) {
     let app = spawn_app(backend).await;
@@ -148,7 +153,7 @@ async fn a_put_replaces_the_editable_fields_and_returns_the_record(backend: Back
         )
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-    app.expect_requests(&[("GetItem", 1), ("UpdateItem", 1)]);
+    app.expect_requests(&[("GetItem", 1), ("UpdateItem", 1), access_record_write(0)]);
     let record = answer.json();
     assert_eq!(record["name"], "Kvällspersonal");
     assert_eq!(record["contactNumber"], "+4687001061");
@@ -163,6 +168,8 @@ async fn a_put_replaces_the_editable_fields_and_returns_the_record(backend: Back
     );
     let list = app.get("/contact-details", Some(&token)).await.json();
     assert_eq!(ids(&list, "id"), [302, 301, 303], "priority 0 comes first");
+    // 302 was active with +4687001060, which no longer receives the portal's alerts.
+    assert_eq!(told_no_longer_alerted(&app), ["+4687001060"]);
 
     let cleared = app
         .put_json(
@@ -228,6 +235,120 @@ async fn invalid_contact_details_are_refused_field_by_field(backend: Backend) {
     );
 }
 
+/// The numbers told by SMS that they no longer receive the portal's alerts, oldest first.
+fn told_no_longer_alerted(app: &TestApp) -> Vec<String> {
+    app.alert_messages()
+        .into_iter()
+        .filter(|(_, message)| message.contains("no longer receives"))
+        .map(|(to, message)| {
+            assert!(!message.contains("Gunnel"), "no client in {message}");
+            to
+        })
+        .collect()
+}
+
+fn detail_301(number: &str, active: bool, name: &str) -> Value {
+    json!({
+        "name": name, "contactNumber": number, "contactEmail": null,
+        "contactBetweenStart": "08:00", "contactBetweenEnd": "16:00",
+        "priority": 1, "isActive": active
+    })
+}
+
+/// Staff read the contact details, and only admins change them: the numbers there receive the
+/// portal's alerts, with clients' names. A staff member's attempt is refused, changes nothing,
+/// sends nothing, and is logged as a denial.
+async fn staff_read_contact_details_and_only_admins_change_them(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let staff = app.login(EMIL).await;
+    let before = app.get("/contact-details", Some(&staff)).await;
+    assert_eq!(before.status, StatusCode::OK);
+    let answer = app
+        .put_json(
+            "/contact-details/303",
+            Some(&staff),
+            detail_301("+46701234567", true, "Night patrol"),
+        )
+        .await;
+    let problem = answer.problem(StatusCode::FORBIDDEN);
+    assert!(
+        problem["detail"].as_str().unwrap().contains("admin"),
+        "{problem}"
+    );
+    assert_eq!(
+        app.get("/contact-details", Some(&staff)).await.json(),
+        before.json()
+    );
+    assert_eq!(told_no_longer_alerted(&app), Vec::<String>::new());
+    let records = app.access_records(&[1]).await;
+    let attempt = records
+        .iter()
+        .find(|record| record.action == Action::UpdateContactDetail)
+        .expect("the attempt is logged");
+    assert_eq!((attempt.status, attempt.outcome), (403, Outcome::Denied));
+}
+
+/// A change that keeps a number receiving alerts tells nobody; one that takes a number out
+/// (deactivated, or replaced) tells that number, once; a number coming in is not told.
+async fn a_number_that_stops_receiving_alerts_is_told_once(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let token = app.login(KARIN).await;
+    let put = |body: Value| app.put_json("/contact-details/301", Some(&token), body);
+    assert_eq!(
+        put(detail_301("+4687001050", true, "Dagpersonal"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        told_no_longer_alerted(&app),
+        Vec::<String>::new(),
+        "a new name only"
+    );
+    assert_eq!(
+        put(detail_301("+4687001050", false, "Dagpersonal"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    assert_eq!(told_no_longer_alerted(&app), ["+4687001050"], "deactivated");
+    assert_eq!(
+        put(detail_301("+4687001051", false, "Dagpersonal"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        put(detail_301("+4687001051", true, "Dagpersonal"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        told_no_longer_alerted(&app),
+        ["+4687001050"],
+        "inactive numbers and newcomers"
+    );
+    assert_eq!(
+        put(detail_301("+4687001052", true, "Dagpersonal"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        told_no_longer_alerted(&app),
+        ["+4687001050", "+4687001051"],
+        "replaced"
+    );
+    let changes = app
+        .access_records(&[1])
+        .await
+        .into_iter()
+        .filter(|record| record.action == Action::UpdateContactDetail)
+        .count();
+    assert_eq!(changes, 5, "every change is logged");
+}
+
 on_both_stores!(
     the_portals_contact_details_come_by_priority_then_id,
     one_contact_detail_is_read_and_another_portals_is_not_found,
@@ -235,4 +356,6 @@ on_both_stores!(
     inactive_and_all_day_contacts_and_ties_in_priority,
     a_put_replaces_the_editable_fields_and_returns_the_record,
     invalid_contact_details_are_refused_field_by_field,
+    staff_read_contact_details_and_only_admins_change_them,
+    a_number_that_stops_receiving_alerts_is_told_once,
 );

@@ -113,6 +113,10 @@ pub enum Action {
     /// an emergency reported for a client during a live call.
     #[serde(rename = "call.tool")]
     ToolCall,
+    /// `PUT /contact-details/{id}`: a change of the numbers the portal's alerts go to (no
+    /// client's data; a staff member's attempt is a denial).
+    #[serde(rename = "contact-detail.update")]
+    UpdateContactDetail,
     /// `GET /access-log/clients/{id}`.
     #[serde(rename = "access-log.client.read")]
     ReadClientLog,

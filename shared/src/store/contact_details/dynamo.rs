@@ -8,7 +8,9 @@ use crate::records::ContactDetail;
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{from_item, key, n, s};
 use crate::store::dynamo::{DynamoStore, keys};
-use crate::store::{ContactDetailChanges, ContactDetailStore, StoreError, StoreResult};
+use crate::store::{
+    ContactDetailChanges, ContactDetailStore, ContactDetailUpdate, StoreError, StoreResult,
+};
 
 #[async_trait]
 impl ContactDetailStore for DynamoStore {
@@ -36,7 +38,7 @@ impl ContactDetailStore for DynamoStore {
         portal_id: PortalId,
         id: ContactDetailId,
         changes: &ContactDetailChanges,
-    ) -> StoreResult<Option<ContactDetail>> {
+    ) -> StoreResult<Option<ContactDetailUpdate>> {
         let portal_id = portal_id.get();
         let id = id.get();
         let text = |value: &Option<String>| value.clone().map_or(AttributeValue::Null(true), s);
@@ -59,12 +61,20 @@ impl ContactDetailStore for DynamoStore {
             .expression_attribute_values(":end", text(&changes.contact_between_end))
             .expression_attribute_values(":priority", n(changes.priority))
             .expression_attribute_values(":active", AttributeValue::Bool(changes.is_active))
-            .return_values(ReturnValue::AllNew)
+            // The item as it was: the detail after the write is that with the changes applied.
+            .return_values(ReturnValue::AllOld)
             .send()
             .await
             .map_err(classify);
         match result {
-            Ok(out) => out.attributes.map(from_item).transpose(),
+            Ok(out) => out
+                .attributes
+                .map(|item| {
+                    let before: ContactDetail = from_item(item)?;
+                    let after = changes.applied(before.clone());
+                    Ok(ContactDetailUpdate { before, after })
+                })
+                .transpose(),
             Err(StoreError::ConditionFailed) => Ok(None),
             Err(other) => Err(other),
         }

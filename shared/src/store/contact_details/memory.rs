@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use crate::records::ContactDetail;
 use crate::store::memory::MemoryStore;
-use crate::store::{ContactDetailChanges, ContactDetailStore, StoreResult};
+use crate::store::{ContactDetailChanges, ContactDetailStore, ContactDetailUpdate, StoreResult};
 
 #[async_trait]
 impl ContactDetailStore for MemoryStore {
@@ -40,7 +40,7 @@ impl ContactDetailStore for MemoryStore {
         portal_id: PortalId,
         id: ContactDetailId,
         changes: &ContactDetailChanges,
-    ) -> StoreResult<Option<ContactDetail>> {
+    ) -> StoreResult<Option<ContactDetailUpdate>> {
         let portal_id = portal_id.get();
         let id = id.get();
         let mut state = self.lock();
@@ -49,8 +49,12 @@ impl ContactDetailStore for MemoryStore {
             .get_mut(&id)
             .filter(|detail| detail.portal_id == portal_id)
             .map(|detail| {
+                let before = detail.clone();
                 changes.apply(detail);
-                detail.clone()
+                ContactDetailUpdate {
+                    before,
+                    after: detail.clone(),
+                }
             }))
     }
 }

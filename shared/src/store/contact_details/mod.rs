@@ -22,7 +22,38 @@ pub struct ContactDetailChanges {
     pub is_active: bool,
 }
 
+/// A replaced contact detail: as it was, and as it is now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactDetailUpdate {
+    pub before: ContactDetail,
+    pub after: ContactDetail,
+}
+
+impl ContactDetailUpdate {
+    /// The number that could receive the portal's alerts before and no longer can: the
+    /// detail's number changed, or the detail was deactivated. Any active number can: an
+    /// urgent alert with nobody inside a window goes to every active contact with one.
+    pub fn number_dropped(&self) -> Option<&str> {
+        let before = alert_number(&self.before)?;
+        (alert_number(&self.after) != Some(before)).then_some(before)
+    }
+}
+
+/// The number the portal's alerts may reach through this detail, if any.
+fn alert_number(detail: &ContactDetail) -> Option<&str> {
+    detail
+        .contact_number
+        .as_deref()
+        .filter(|_| detail.is_active)
+}
+
 impl ContactDetailChanges {
+    /// The detail as it is after these changes.
+    pub fn applied(&self, mut detail: ContactDetail) -> ContactDetail {
+        self.apply(&mut detail);
+        detail
+    }
+
     pub fn apply(&self, detail: &mut ContactDetail) {
         detail.name = Some(self.name.clone());
         detail.contact_number = self.contact_number.clone();
@@ -44,11 +75,12 @@ pub trait ContactDetailStore: Send + Sync + 'static {
         portal_id: PortalId,
         id: ContactDetailId,
     ) -> StoreResult<Option<ContactDetail>>;
-    /// Replaces the editable fields; `None` when the portal has no such contact detail.
+    /// Replaces the editable fields in one write, answering the detail as it was and as it is;
+    /// `None` when the portal has no such contact detail.
     async fn update_contact_detail(
         &self,
         portal_id: PortalId,
         id: ContactDetailId,
         changes: &ContactDetailChanges,
-    ) -> StoreResult<Option<ContactDetail>>;
+    ) -> StoreResult<Option<ContactDetailUpdate>>;
 }
