@@ -329,7 +329,7 @@ async fn replace_contact_detail(
         .await?
         .ok_or(ApiError::NotFound("contact detail"))?;
     if let Some(dropped) = update.number_dropped() {
-        // The answer does not wait for the SMS, nor fail with it: the change is made.
+        // The change is made whatever becomes of this SMS: a failure is logged, not answered.
         match state.sms.send_sms(dropped, NO_LONGER_ALERTED).await {
             Ok(()) => tracing::info!(contact_detail = id, "the number no longer alerted was told"),
             Err(error) => tracing::error!(
