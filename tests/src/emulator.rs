@@ -15,7 +15,7 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use crate::{
-    Backend, EventSecrets, SCHEDULED_EVENT, TestApp, edited_event, fresh_dialler_queue,
+    Backend, Endpoint, EventSecrets, SCHEDULED_EVENT, TestApp, edited_event, fresh_dialler_queue,
     moto_endpoint, prepared_event, sample_event, spawn_app, sqs_client,
 };
 
@@ -270,15 +270,17 @@ pub async fn try_invoke(
     serde_json::from_slice(&body).map_err(|e| format!("the invocation answer is not JSON: {e}"))
 }
 
-/// Checks an API Gateway answer and returns its decoded body.
-pub fn check_http_answer(name: &str, answer: &Value, expected: u16) -> Option<Value> {
+/// Checks an API Gateway answer to `endpoint`'s sample event: its status, trace id, content
+/// type and, from the endpoint table, what its body holds.
+pub fn check_answer(endpoint: &Endpoint, answer: &Value) {
+    let (name, expected) = (endpoint.event, endpoint.status);
     assert_eq!(answer["statusCode"], expected, "{name}: {answer}");
     let headers = &answer["headers"];
     assert_eq!(headers["x-trace-id"], format!("evt-{name}"), "{name}");
     let body = answer["body"].as_str().unwrap_or_default();
     if expected == 204 {
         assert!(body.is_empty(), "{name}: a 204 has no body");
-        return None;
+        return;
     }
     let content_type = headers["content-type"].as_str().unwrap_or_default();
     let decoded: Value = serde_json::from_str(body)
@@ -293,5 +295,5 @@ pub fn check_http_answer(name: &str, answer: &Value, expected: u16) -> Option<Va
             "{name}: {content_type}"
         );
     }
-    Some(decoded)
+    endpoint.check_shape(&decoded);
 }

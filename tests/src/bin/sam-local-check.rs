@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use http::Method;
 use integration_tests::emulator::{
-    IMPORT_MASTER, Live, OTP_HASH_KEY, RETELL_API_KEY, Running, WEBHOOK_MASTER, check_http_answer,
+    IMPORT_MASTER, Live, OTP_HASH_KEY, RETELL_API_KEY, Running, WEBHOOK_MASTER, check_answer,
     free_port, wait_for_port,
 };
 use integration_tests::local_http::LocalApiClient;
@@ -202,9 +202,7 @@ async fn main() {
             ..
         } = endpoint;
         let (answer, took) = lambda.invoke(function, &live.event(name)).await;
-        if let Some(body) = check_http_answer(name, &answer, *expected) {
-            endpoint.check_shape(&body);
-        }
+        check_answer(endpoint, &answer);
         println!("{name:<40} {function:<26} {expected:>6} {took:>8}");
     }
     let (report, took) = lambda
