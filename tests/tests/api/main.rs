@@ -26,6 +26,7 @@ mod runtime_emulator;
 mod scheduler;
 mod stores;
 mod support;
+mod template;
 mod tenant_isolation;
 mod urgent;
 mod voice_platforms;
