@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::extract::{FromRef, FromRequestParts};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use http::request::Parts;
 use rand::{Rng, RngCore};
 use sha2::{Digest, Sha256};

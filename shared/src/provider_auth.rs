@@ -10,7 +10,7 @@
 //!   the agent is configured with, not a signature
 //!   (https://elevenlabs.io/docs/agents-platform/customization/personalization/twilio-personalization).
 
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
