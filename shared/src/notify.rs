@@ -44,6 +44,42 @@ impl SmsSender for SnsSms {
     }
 }
 
+/// A message for the service's operator (the daily alarm-chain test's result): what it says
+/// names portals and figures, never a client.
+#[async_trait]
+pub trait OperatorNotice: Send + Sync + 'static {
+    async fn notify_operator(&self, subject: &str, message: &str) -> Result<(), BoxError>;
+}
+
+/// The operator's SNS topic (`OPERATOR_TOPIC_ARN`), which the alarms notify too.
+pub struct SnsTopic {
+    client: aws_sdk_sns::Client,
+    topic_arn: String,
+}
+
+impl SnsTopic {
+    pub fn new(client: aws_sdk_sns::Client, topic_arn: impl Into<String>) -> Self {
+        Self {
+            client,
+            topic_arn: topic_arn.into(),
+        }
+    }
+}
+
+#[async_trait]
+impl OperatorNotice for SnsTopic {
+    async fn notify_operator(&self, subject: &str, message: &str) -> Result<(), BoxError> {
+        self.client
+            .publish()
+            .topic_arn(&self.topic_arn)
+            .subject(subject)
+            .message(message)
+            .send()
+            .await?;
+        Ok(())
+    }
+}
+
 /// One call attempt for the dialler: who to call, in which language, and the questionnaire to
 /// open with. `questionnaireClientId` comes back with the call's events so the result can be
 /// matched to the entry.
@@ -185,6 +221,8 @@ impl Dialler for SqsDialler {
 pub enum Channel {
     Sms,
     Dialler,
+    /// The operator's topic; `to` is the subject.
+    Operator,
 }
 
 /// A message as `GET /_dev/outbox` shows it.
@@ -249,6 +287,14 @@ pub fn masked(number: &str) -> String {
 impl SmsSender for Outbox {
     async fn send_sms(&self, to: &str, message: &str) -> Result<(), BoxError> {
         self.push(Channel::Sms, to, message);
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl OperatorNotice for Outbox {
+    async fn notify_operator(&self, subject: &str, message: &str) -> Result<(), BoxError> {
+        self.push(Channel::Operator, subject, message);
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! load-time relocations with chrono-tz and 30,904 with jiff, and lost 1.6 MB;
 //! docs/performance.md).
 
-use chrono::NaiveTime;
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 
 use crate::records::Timestamp;
 
@@ -28,6 +28,11 @@ impl Zone {
 
     /// The time of day on the zone's clocks at `at`.
     pub fn local_time(&self, at: Timestamp) -> NaiveTime {
+        self.local(at).time()
+    }
+
+    /// The date and time on the zone's clocks at `at`.
+    pub fn local(&self, at: Timestamp) -> NaiveDateTime {
         let nanos = i32::try_from(at.timestamp_subsec_nanos()).unwrap_or(0);
         let instant =
             jiff::Timestamp::new(at.timestamp(), nanos).unwrap_or(if at.timestamp() < 0 {
@@ -35,15 +40,22 @@ impl Zone {
             } else {
                 jiff::Timestamp::MAX
             });
-        let time = self.0.to_datetime(instant).time();
+        let local = self.0.to_datetime(instant);
         let part = |value: i8| u32::try_from(value).unwrap_or(0);
-        NaiveTime::from_hms_nano_opt(
-            part(time.hour()),
-            part(time.minute()),
-            part(time.second()),
-            u32::try_from(time.subsec_nanosecond()).unwrap_or(0),
+        let date = NaiveDate::from_ymd_opt(
+            i32::from(local.year()),
+            part(local.month()),
+            part(local.day()),
         )
-        .unwrap_or(NaiveTime::MIN)
+        .unwrap_or(NaiveDate::MIN);
+        let time = NaiveTime::from_hms_nano_opt(
+            part(local.hour()),
+            part(local.minute()),
+            part(local.second()),
+            u32::try_from(local.subsec_nanosecond()).unwrap_or(0),
+        )
+        .unwrap_or(NaiveTime::MIN);
+        date.and_time(time)
     }
 }
 
@@ -53,6 +65,15 @@ mod tests {
 
     fn at(text: &str) -> Timestamp {
         text.parse().unwrap()
+    }
+
+    #[test]
+    fn the_local_date_changes_at_local_midnight() {
+        let stockholm = Zone::stockholm();
+        let before = stockholm.local(at("2026-11-24T22:59:00Z"));
+        let after = stockholm.local(at("2026-11-24T23:00:00Z"));
+        assert_eq!(before.to_string(), "2026-11-24 23:59:00");
+        assert_eq!(after.to_string(), "2026-11-25 00:00:00");
     }
 
     #[test]

@@ -182,6 +182,7 @@ impl LocalApi {
             &self.services,
             self.dialler.clone(),
             Arc::new(self.outbox.clone()),
+            Arc::new(self.outbox.clone()),
             self.scheduler_config.clone(),
         )
     }

@@ -7,6 +7,10 @@
 //! pending; once the lease runs out the next pass sends the same attempt again with the same
 //! deduplication id, so no attempt is lost and the FIFO queue drops a second copy.
 
+mod chain_test;
+
+pub use chain_test::{ChainTest, ChainTestResult, parse_chain_tests};
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,7 +28,9 @@ use shared::domain::{
 use shared::error::error_chain;
 use shared::escalation::Escalator;
 use shared::ids::PortalId;
-use shared::notify::{Dialler, DiallerMessage, SmsSender, SnsSms, SqsDialler};
+use shared::notify::{
+    Dialler, DiallerMessage, OperatorNotice, SmsSender, SnsSms, SnsTopic, SqsDialler,
+};
 use shared::records::{ContactDetail, Timestamp};
 use shared::runtime::{Platform, Services};
 use shared::store::access_log::Accessor;
@@ -60,6 +66,8 @@ pub struct SchedulerConfig {
     /// (`ESCALATION_DELAY_MINUTES`), and how often an urgent alert's round is repeated
     /// (`URGENT_REPEAT_MINUTES`).
     pub delays: Delays,
+    /// The daily tests of portals' alarm chains (`ALARM_CHAIN_TESTS`); none by default.
+    pub chain_tests: Vec<ChainTest>,
 }
 
 impl SchedulerConfig {
@@ -75,6 +83,7 @@ impl SchedulerConfig {
             max_entries: 50_000,
             deadline_margin: Duration::from_secs(20),
             delays: Delays::default(),
+            chain_tests: Vec::new(),
         }
     }
 
@@ -87,6 +96,12 @@ impl SchedulerConfig {
         if let Some(hours) = lookup("CALLING_HOURS").filter(|v| !v.trim().is_empty()) {
             config.calling_hours = parse_calling_hours(&hours).map_err(|problem| ConfigError {
                 name: "CALLING_HOURS",
+                problem,
+            })?;
+        }
+        if let Some(tests) = lookup("ALARM_CHAIN_TESTS") {
+            config.chain_tests = parse_chain_tests(&tests).map_err(|problem| ConfigError {
+                name: "ALARM_CHAIN_TESTS",
                 problem,
             })?;
         }
@@ -155,6 +170,9 @@ pub struct PassReport {
     pub alert_steps: usize,
     pub notifications_sent: usize,
     pub notifications_failed: usize,
+    /// The alarm-chain tests this pass ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chain_tests: Vec<ChainTestResult>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dispatched: Vec<DiallerMessage>,
 }
@@ -195,6 +213,8 @@ pub struct Scheduler {
     pub alerts: Arc<dyn EscalationStore>,
     pub dialler: Arc<dyn Dialler>,
     pub escalator: Escalator,
+    /// Where the alarm-chain tests' results go.
+    pub operator: Arc<dyn OperatorNotice>,
     pub clock: Arc<dyn Clock>,
     pub config: SchedulerConfig,
 }
@@ -204,6 +224,7 @@ impl Scheduler {
         services: &Services<S>,
         dialler: Arc<dyn Dialler>,
         sms: Arc<dyn SmsSender>,
+        operator: Arc<dyn OperatorNotice>,
         config: SchedulerConfig,
     ) -> Self
     where
@@ -217,13 +238,14 @@ impl Scheduler {
                 zone: config.time_zone.clone(),
                 ..Escalator::new(services, sms, config.delays, Accessor::Scheduler)
             },
+            operator,
             clock: services.clock.clone(),
             config,
         }
     }
 
     /// The scheduler on Lambda: attempts go to the SQS queue `DIALLER_QUEUE_URL`, alerts' SMS
-    /// through SNS.
+    /// through SNS, alarm-chain test results to the topic `OPERATOR_TOPIC_ARN`.
     pub fn for_lambda(platform: &Platform) -> Result<Self, ConfigError> {
         let lookup = |name: &str| std::env::var(name).ok();
         let queue_url = lookup("DIALLER_QUEUE_URL")
@@ -233,12 +255,20 @@ impl Scheduler {
                 problem: "is not set".into(),
             })?;
         let dialler = SqsDialler::new(aws_sdk_sqs::Client::new(&platform.sdk), queue_url);
-        let sms = SnsSms::new(aws_sdk_sns::Client::new(&platform.sdk));
+        let sns = aws_sdk_sns::Client::new(&platform.sdk);
         let config = SchedulerConfig::from_lookup(platform.services.time_zone.clone(), lookup)?;
+        let topic = lookup("OPERATOR_TOPIC_ARN").unwrap_or_default();
+        if topic.is_empty() && !config.chain_tests.is_empty() {
+            return Err(ConfigError {
+                name: "OPERATOR_TOPIC_ARN",
+                problem: "is not set, and ALARM_CHAIN_TESTS publishes there".into(),
+            });
+        }
         Ok(Self::new(
             &platform.services,
             Arc::new(dialler),
-            Arc::new(sms),
+            Arc::new(SnsSms::new(sns.clone())),
+            Arc::new(SnsTopic::new(sns, topic)),
             config,
         ))
     }
@@ -301,6 +331,7 @@ impl Scheduler {
             }
         }
         self.escalate(now, &mut report).await?;
+        self.test_alarm_chains(now, &mut report).await;
         tracing::info!(
             at = %now,
             within_calling_hours = report.within_calling_hours,

@@ -61,6 +61,7 @@ fn reason_name(reason: AlertReason) -> &'static str {
         AlertReason::InvalidNumber => "invalid_number",
         AlertReason::Urgent => "urgent",
         AlertReason::Concern => "concern",
+        AlertReason::Test => "test",
     }
 }
 
@@ -70,7 +71,8 @@ pub(crate) struct AlertQuery {
     /// `open` or `acknowledged`; without it, both.
     #[param(value_type = Option<AlertStatus>)]
     status: Option<String>,
-    /// `urgent`, `concern`, `exhausted` or `invalid_number`; without it, every reason.
+    /// `urgent`, `concern`, `exhausted`, `invalid_number` or `test` (the daily alarm-chain
+    /// tests); without it, every reason but `test`.
     #[param(value_type = Option<AlertReason>)]
     reason: Option<String>,
     /// Page size, 1 to 1000; without it the whole list is returned.
@@ -108,10 +110,13 @@ fn page_request(query: AlertQuery) -> Result<AlertPageRequest, ApiError> {
                 AlertReason::Concern,
                 AlertReason::Exhausted,
                 AlertReason::InvalidNumber,
+                AlertReason::Test,
             ]
             .into_iter()
             .find(|known| reason_name(*known) == reason)
-            .ok_or_else(|| "must be urgent, concern, exhausted or invalid_number".to_string()),
+            .ok_or_else(|| {
+                "must be urgent, concern, exhausted, invalid_number or test".to_string()
+            }),
         )
     });
     let limit = query

@@ -49,6 +49,10 @@ pub enum AlertReason {
     /// A call that staff should see (pain, not eating, medication...): escalated as an
     /// entry's alert is, in turn and inside contact windows.
     Concern,
+    /// The daily test of the portal's alarm chain: one SMS marked as a test to the contact
+    /// the test names, acknowledged by the scheduler at once. Listed only when asked for
+    /// (`reason=test`), never among real alerts.
+    Test,
 }
 
 impl AlertReason {
@@ -209,6 +213,15 @@ impl Alert {
         }
     }
 
+    /// The daily alarm-chain test's alert of `portal_id`, opened at `at`: no client, and not
+    /// due, since the test takes its one step itself rather than leave it to a pass.
+    pub fn test(portal_id: i32, at: Timestamp) -> Self {
+        Self {
+            next_step_at: None,
+            ..Self::opened(portal_id, 0, AlertReason::Test, at)
+        }
+    }
+
     /// Whether the scheduler still has something to do with it at `now`.
     pub fn is_due(&self, now: Timestamp) -> bool {
         self.status == AlertStatus::Open && self.next_step_at.is_some_and(|at| at <= now)
@@ -248,6 +261,13 @@ impl Alert {
         let what = match self.reason {
             AlertReason::Urgent | AlertReason::Concern => {
                 return urgent::message(self, client_name);
+            }
+            AlertReason::Test => {
+                return format!(
+                    "TEST / TEST: larmkedjan fungerar, ingen åtgärd behövs. The alarm chain \
+                     works; no action needed. Test alert {} is acknowledged automatically.",
+                    self.id
+                );
             }
             AlertReason::Exhausted => format!(
                 "did not answer any of {} questionnaire calls",
@@ -314,6 +334,18 @@ pub fn next_step(
 ) -> Step {
     if alert.reason == AlertReason::Urgent {
         return urgent::next_step(alert, contacts, now, zone, delays.urgent_repeat);
+    }
+    if alert.reason == AlertReason::Test {
+        // One round to the contacts the test was given, as an urgent alert's round is
+        // chosen, and never another: a test that failed, or was left open by a pass that
+        // died, must not reach anyone else, nor anyone twice.
+        let mut step = urgent::next_step(alert, contacts, now, zone, delays.urgent_repeat);
+        if !alert.notifications.is_empty() {
+            step.notify.clear();
+            step.escalation = EscalationState::AllNotified;
+        }
+        step.next_step_at = None;
+        return step;
     }
     let delay = delays.step;
     let mut candidates: Vec<ContactDetail> = contacts

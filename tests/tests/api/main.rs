@@ -3,6 +3,7 @@
 //! file. Run one module with `cargo test -p integration-tests --test api clients::`.
 
 mod access_log;
+mod alarm_chain;
 mod alerts;
 mod authentication;
 mod clients;

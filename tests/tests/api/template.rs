@@ -129,15 +129,15 @@ fn scheduler_problems(template: &Value) -> Vec<String> {
         problems.push("the scheduler may run more than one pass at a time".to_string());
     }
     let invoke = &scheduler["EventInvokeConfig"];
-    if !invoke["MaximumRetryAttempts"]
+    if invoke["MaximumRetryAttempts"]
         .as_i64()
-        .is_some_and(|n| n <= 2)
+        .is_none_or(|n| n > 2)
     {
         problems.push("the scheduler's retries are not bounded".to_string());
     }
-    if !invoke["MaximumEventAgeInSeconds"]
+    if invoke["MaximumEventAgeInSeconds"]
         .as_i64()
-        .is_some_and(|s| s <= 900)
+        .is_none_or(|s| s > 900)
     {
         problems.push("the scheduler's events may wait longer than three passes".to_string());
     }
@@ -236,7 +236,7 @@ fn backup_problems(template: &Value) -> Vec<String> {
             .unwrap_or_default();
         for rule in rules {
             let kept = least_days(template, &rule["Lifecycle"]["DeleteAfterDays"]);
-            if !kept.is_some_and(|days| days >= FIVE_YEARS_IN_DAYS) {
+            if kept.is_none_or(|days| days < FIVE_YEARS_IN_DAYS) {
                 problems.push(format!("{plan} keeps the access log less than five years"));
             }
         }

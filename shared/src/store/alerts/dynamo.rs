@@ -4,17 +4,24 @@
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::TransactWriteItem;
 
-use crate::domain::{Alert, AlertStatus};
+use crate::domain::{Alert, AlertReason, AlertStatus};
+use crate::fixture::counters;
 use crate::ids::{AlertId, PortalId};
 use crate::records::{Client, ContactDetail, Timestamp};
 use crate::store::alerts::AlertFilter;
 use crate::store::dynamo::errors::classify;
-use crate::store::dynamo::items::{Item, data_keys, encode, from_item, key, n, s, version_of};
+use crate::store::dynamo::items::{
+    Item, data_keys, encode, from_item, key, n, s, ttl_attribute, version_of,
+};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::optimistic::LostRace;
 use crate::store::{
-    AlertPage, AlertStore, ContactDetailStore, EscalationStore, StoreResult, StoredAlert,
+    AlertPage, AlertStore, ContactDetailStore, EscalationStore, StoreError, StoreResult,
+    StoredAlert,
 };
+
+/// How long a day's alarm-chain test marker is kept: past any retry of its pass.
+const CHAIN_TEST_MARKER_DAYS: i64 = 35;
 
 fn alert_item(alert: &Alert, version: u64) -> StoreResult<Item> {
     let due = match (alert.status, alert.next_step_at) {
@@ -135,15 +142,18 @@ impl AlertStore for DynamoStore {
                 .expression_attribute_names("#status", "status")
                 .expression_attribute_values(":status", encode(&status)?);
         }
-        if let Some(reason) = filter.reason {
-            conditions.push("#reason = :reason");
-            query = query
-                .expression_attribute_names("#reason", "reason")
-                .expression_attribute_values(":reason", encode(&reason)?);
-        }
-        if !conditions.is_empty() {
-            query = query.filter_expression(conditions.join(" AND "));
-        }
+        // Without a reason, every reason but the alarm-chain tests' (`AlertFilter::admits`).
+        conditions.push(match filter.reason {
+            Some(_) => "#reason = :reason",
+            None => "#reason <> :reason",
+        });
+        query = query
+            .expression_attribute_names("#reason", "reason")
+            .expression_attribute_values(
+                ":reason",
+                encode(&filter.reason.unwrap_or(AlertReason::Test))?,
+            );
+        query = query.filter_expression(conditions.join(" AND "));
         let mut pages = query.into_paginator().send();
         let mut found = Vec::new();
         // One more than a page tells whether another follows.
@@ -240,5 +250,35 @@ impl EscalationStore for DynamoStore {
 
     async fn step_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool> {
         self.put_alert_at(version, alert).await
+    }
+
+    async fn open_test_alert(
+        &self,
+        alert: &Alert,
+        day: chrono::NaiveDate,
+    ) -> StoreResult<Option<StoredAlert>> {
+        let id = self.reserve_ids(counters::ALERT, 1).await?;
+        let alert = Alert {
+            id,
+            ..alert.clone()
+        };
+        let mut marker = key(keys::portal(alert.portal_id), Some(&keys::chain_test(day)));
+        let (name, value) =
+            ttl_attribute(alert.created_at + chrono::TimeDelta::days(CHAIN_TEST_MARKER_DAYS));
+        marker.insert(name, value);
+        marker.insert("alertId".into(), n(id));
+        let writes = vec![
+            self.data_put(marker, Some("attribute_not_exists(pk)"))?,
+            self.alert_raise(&alert)?,
+        ];
+        match self.transact(writes).await {
+            Ok(()) => Ok(Some(StoredAlert {
+                alert,
+                version: 1,
+                client_name: None,
+            })),
+            Err(StoreError::ConditionFailed) => Ok(None),
+            Err(error) => Err(error),
+        }
     }
 }

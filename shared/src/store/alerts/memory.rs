@@ -3,6 +3,7 @@
 use async_trait::async_trait;
 
 use crate::domain::Alert;
+use crate::fixture::counters;
 use crate::ids::{AlertId, PortalId};
 use crate::records::{ContactDetail, Timestamp};
 use crate::store::alerts::AlertFilter;
@@ -114,5 +115,23 @@ impl EscalationStore for MemoryStore {
 
     async fn step_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool> {
         Ok(put_at(&mut self.lock(), version, alert))
+    }
+
+    async fn open_test_alert(
+        &self,
+        alert: &Alert,
+        day: chrono::NaiveDate,
+    ) -> StoreResult<Option<StoredAlert>> {
+        let mut state = self.lock();
+        if !state.chain_tests.insert((alert.portal_id, day)) {
+            return Ok(None);
+        }
+        let id = state.next_id(counters::ALERT, 1)?;
+        let alert = Alert {
+            id,
+            ..alert.clone()
+        };
+        state.alerts.insert(AlertId(id), (alert.clone(), 1));
+        Ok(Some(stored(&state, &alert, 1)))
     }
 }

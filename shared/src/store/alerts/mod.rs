@@ -35,9 +35,13 @@ pub struct AlertFilter {
 }
 
 impl AlertFilter {
+    /// Test alerts only when asked for by reason: never mixed with real ones.
     pub fn admits(&self, alert: &Alert) -> bool {
         self.status.is_none_or(|status| alert.status == status)
-            && self.reason.is_none_or(|reason| alert.reason == reason)
+            && match self.reason {
+                Some(reason) => alert.reason == reason,
+                None => alert.reason != AlertReason::Test,
+            }
     }
 }
 
@@ -74,4 +78,12 @@ pub trait EscalationStore: Send + Sync + 'static {
     /// Writes the alert's next step if it is still at `version` (not acknowledged, and not
     /// stepped by another pass meanwhile); `false` otherwise.
     async fn step_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool>;
+    /// Opens the daily alarm-chain test's alert of its portal for `day` (the store gives its
+    /// id), unless that portal's test of that day was opened already: `None` then, so that a
+    /// retried pass never tests twice.
+    async fn open_test_alert(
+        &self,
+        alert: &Alert,
+        day: chrono::NaiveDate,
+    ) -> StoreResult<Option<StoredAlert>>;
 }

@@ -130,6 +130,10 @@ pub fn otp_sends(phone: &str) -> String {
 pub fn alert(id: i32) -> String {
     format!("ALERT#{}", padded(id))
 }
+/// The marker of a portal's daily alarm-chain test of `day`: at most one test a day.
+pub fn chain_test(day: chrono::NaiveDate) -> String {
+    format!("CHAINTEST#{day}")
+}
 /// Above every padded alert id, so `ALERT#{id}`..`ALERTS_END` is the portal's alerts.
 pub const ALERTS_END: &str = "ALERT#~";
 /// The `gsi1` partition of open alerts waiting for their next escalation step; alerts are few

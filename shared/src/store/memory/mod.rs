@@ -66,6 +66,8 @@ pub(crate) struct State {
     pub(crate) reviews: BTreeMap<String, crate::store::access_log::Review>,
     /// Alerts by id, with their versions.
     pub(crate) alerts: BTreeMap<AlertId, (crate::domain::Alert, u64)>,
+    /// The days each portal's alarm chain was tested on.
+    pub(crate) chain_tests: HashSet<(i32, chrono::NaiveDate)>,
 }
 
 impl State {
