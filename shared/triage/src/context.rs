@@ -169,6 +169,8 @@ struct Sentence {
     pseudo: Vec<Hit>,
     /// Per trigger, the kinds of the modifiers that reach it.
     flags: Vec<u16>,
+    /// Per trigger, whether its own words hold a negation (an inability).
+    self_negated: Vec<bool>,
 }
 
 impl<'r> Analyser<'r> {

@@ -85,6 +85,16 @@ impl Sentence {
                 k += 1;
             }
         }
+        // A trigger that says its own negation, an inability ("kan inte andas", "får inte
+        // luft"), is not negated again by an earlier "inte": in unpunctuated speech that is as
+        // likely the clause before ("kan inte anda ordentligt far inte luft"), and a guess
+        // escalates.
+        self.self_negated.clear();
+        self.self_negated.extend(self.triggers.iter().map(|t| {
+            self.modifiers
+                .iter()
+                .any(|m| m.1 == Kind::Negated && m.0.within_literally(t))
+        }));
         // A modifier within a trigger's words is part of it ("kan inte andas"); one that
         // reaches beyond them ("rädd för att" around "rädd") still modifies.
         let triggers = &self.triggers;
@@ -118,7 +128,7 @@ impl Sentence {
                 continue;
             }
             for (t, trigger) in self.triggers.iter().enumerate() {
-                if reaches(trigger) {
+                if reaches(trigger) && !(kind == Kind::Negated && self.self_negated[t]) {
                     self.flags[t] |= kind.bit();
                 }
             }
