@@ -5,5 +5,5 @@ async fn main() -> Result<(), lambda_http::Error> {
     shared::runtime::init_tracing();
     let platform = shared::runtime::Platform::from_env().await?;
     let state = clients::ClientsState::new(&platform.services);
-    lambda_http::run(clients::router(state)).await
+    lambda_http::run(shared::runtime::with_metrics(clients::router(state))?).await
 }

@@ -5,5 +5,5 @@ async fn main() -> Result<(), lambda_http::Error> {
     shared::runtime::init_tracing();
     let platform = shared::runtime::Platform::from_env().await?;
     let state = organisations::OrganisationsState::for_lambda(&platform);
-    lambda_http::run(organisations::router(state)).await
+    lambda_http::run(shared::runtime::with_metrics(organisations::router(state))?).await
 }

@@ -5,5 +5,5 @@ async fn main() -> Result<(), lambda_http::Error> {
     shared::runtime::init_tracing();
     let platform = shared::runtime::Platform::from_env().await?;
     let state = portals::PortalsState::for_lambda(&platform).await?;
-    lambda_http::run(portals::router(state)).await
+    lambda_http::run(shared::runtime::with_metrics(portals::router(state))?).await
 }
