@@ -83,8 +83,9 @@ pub fn with_metrics<S>(service: S) -> Result<FlushMetrics<S>, crate::store::BoxE
 }
 
 /// A service that flushes the business metrics when each call's answer is ready, before the
-/// runtime hands it to Lambda: once the answer is posted, Lambda may freeze the process before
-/// anything written later reaches the log.
+/// runtime posts it: once the runtime has posted it and asks for the next event, Lambda may
+/// freeze the process, and lines written after that would land in a later invocation's log,
+/// if at all.
 #[derive(Clone)]
 pub struct FlushMetrics<S> {
     inner: S,
