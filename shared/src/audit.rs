@@ -97,13 +97,27 @@ pub async fn layer(State(audit): State<AuditLog>, mut request: Request, next: Ne
         response.status().as_u16(),
         &crate::trace::current(),
     );
-    match audit.log.append(&records).await {
+    match append(audit.log.as_ref(), &records).await {
         Ok(()) => response,
         Err(error) => {
             tracing::error!(error = %error, "access record not written; the answer is withheld");
             ApiError::Unavailable(error).into_response()
         }
     }
+}
+
+/// Appends an access's records, counted in the business metrics as written or failed: every
+/// writer of the access log goes through here.
+pub async fn append(
+    log: &dyn AccessLogWriter,
+    records: &[crate::store::access_log::AccessRecord],
+) -> crate::store::StoreResult<()> {
+    let appended = log.append(records).await;
+    match appended {
+        Ok(()) => crate::metrics::access_records_written(records.len()),
+        Err(_) => crate::metrics::access_records_failed(records.len()),
+    }
+    appended
 }
 
 /// Adds the access-log layer to a function's routes (only the matched ones: an unknown route

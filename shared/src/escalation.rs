@@ -162,6 +162,8 @@ impl Escalator {
                 failed += 1;
             }
         }
+        crate::metrics::escalation_steps(step.notify.len() - failed);
+        crate::metrics::sms_failed(failed);
         if failed > 0 {
             let retry = now + FAILED_SEND_RETRY;
             next.next_step_at = Some(next.next_step_at.map_or(retry, |at| at.min(retry)));
@@ -190,7 +192,7 @@ impl Escalator {
             call_ids: alert.phone_call_id.into_iter().collect(),
         }
         .records(now, 200, &format!("alert-{}-{step}", alert.id));
-        match self.access_log.append(&records).await {
+        match crate::audit::append(self.access_log.as_ref(), &records).await {
             Ok(()) => true,
             Err(error) => {
                 tracing::error!(

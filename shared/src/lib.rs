@@ -16,6 +16,7 @@ pub mod extract;
 pub mod fixture;
 pub mod ids;
 pub mod matching;
+pub mod metrics;
 pub use matcher::national_id;
 pub mod notify;
 pub mod openapi;

@@ -68,6 +68,114 @@ pub fn init_tracing() {
     }
 }
 
+/// Installs the business metrics' recorder (`metrics::install`) and wraps a function's service so
+/// that what an invocation recorded is flushed to stdout as it ends: every main does it, around
+/// its router or its event handler.
+///
+/// `metrics_cloudwatch_embedded`'s own Lambda integration is built on newer `lambda_runtime`
+/// and `lambda_http` releases than this workspace's, so the flush is this wrapper's.
+pub fn with_metrics<S>(service: S) -> Result<FlushMetrics<S>, crate::store::BoxError> {
+    let collector = crate::metrics::install(|name| std::env::var(name).ok())?;
+    Ok(FlushMetrics {
+        inner: service,
+        collector,
+    })
+}
+
+/// A service that flushes the business metrics when each call's answer is ready, before the
+/// runtime posts it: once the runtime has posted it and asks for the next event, Lambda may
+/// freeze the process, and lines written after that would land in a later invocation's log,
+/// if at all.
+#[derive(Clone)]
+pub struct FlushMetrics<S> {
+    inner: S,
+    collector: &'static metrics_cloudwatch_embedded::Collector,
+}
+
+/// What an invocation's metrics are labelled with, from the event the runtime passes in.
+pub trait Invocation {
+    fn invocation_ids(&self) -> crate::metrics::InvocationIds;
+}
+
+impl<B> Invocation for http::Request<B> {
+    fn invocation_ids(&self) -> crate::metrics::InvocationIds {
+        let context = self.extensions().get::<lambda_http::Context>();
+        let trace_id = match self
+            .extensions()
+            .get::<lambda_http::request::RequestContext>()
+        {
+            Some(lambda_http::request::RequestContext::ApiGatewayV2(context)) => {
+                context.request_id.clone()
+            }
+            _ => None,
+        };
+        crate::metrics::InvocationIds {
+            request_id: context.map(|context| context.request_id.clone()),
+            xray_trace_id: context.and_then(|context| context.xray_trace_id.clone()),
+            trace_id,
+        }
+    }
+}
+
+impl<T> Invocation for lambda_http::LambdaEvent<T> {
+    fn invocation_ids(&self) -> crate::metrics::InvocationIds {
+        crate::metrics::InvocationIds {
+            request_id: Some(self.context.request_id.clone()),
+            xray_trace_id: self.context.xray_trace_id.clone(),
+            trace_id: None,
+        }
+    }
+}
+
+impl<S, R> lambda_http::Service<R> for FlushMetrics<S>
+where
+    S: lambda_http::Service<R>,
+    R: Invocation,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Flushing<S::Future>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: R) -> Self::Future {
+        let ids = request.invocation_ids();
+        Flushing {
+            inner: Box::pin(self.inner.call(request)),
+            flush: Some((self.collector, ids)),
+        }
+    }
+}
+
+/// The answer of a `FlushMetrics` call: the inner answer, the metrics flushed as it is ready.
+pub struct Flushing<F> {
+    inner: std::pin::Pin<Box<F>>,
+    flush: Option<(
+        &'static metrics_cloudwatch_embedded::Collector,
+        crate::metrics::InvocationIds,
+    )>,
+}
+
+impl<F: std::future::Future> std::future::Future for Flushing<F> {
+    type Output = F::Output;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let answer = std::task::ready!(self.inner.as_mut().poll(cx));
+        if let Some((collector, ids)) = self.flush.take() {
+            crate::metrics::flush_to_stdout(collector, &ids);
+        }
+        std::task::Poll::Ready(answer)
+    }
+}
+
 /// How hard the SDK tries: standard retries (3 attempts, exponential backoff with jitter from
 /// 50 ms), each attempt cut at 2 s and the whole operation at 6 s, so that a slow or
 /// throttled request fails while the function (10 s timeout) can still answer a clean 503.

@@ -172,13 +172,16 @@ async fn request_otp(
         let now = state.authenticator.clock.now();
         let rules = &state.authenticator.rules;
         let mut sends = rules.otp_sends.recent(log.sends, now);
-        rules.otp_sends.check(
-            &sends,
-            &source.0,
-            now,
-            "Too many codes were requested for this number from this address; try again later.",
-            "Too many codes were requested for this number; try again later.",
-        )?;
+        rules
+            .otp_sends
+            .check(
+                &sends,
+                &source.0,
+                now,
+                "Too many codes were requested for this number from this address; try again later.",
+                "Too many codes were requested for this number; try again later.",
+            )
+            .inspect_err(|_| shared::metrics::codes_refused())?;
         let code = auth::new_otp_code();
         let request_id = auth::new_request_id();
         let request = OtpRequest {
@@ -215,9 +218,15 @@ async fn request_otp(
         if account.is_some() {
             let minutes = state.authenticator.rules.otp_lifetime.num_minutes();
             let text = format!("Your login code is {code}. It is valid for {minutes} minutes.");
-            if let Err(error) = state.sms.send_sms(&phone, &text).await {
-                tracing::error!(error = %error, "OTP SMS could not be sent");
+            match state.sms.send_sms(&phone, &text).await {
+                Ok(()) => shared::metrics::codes_sent(),
+                Err(error) => {
+                    shared::metrics::sms_failed(1);
+                    tracing::error!(error = %error, "OTP SMS could not be sent");
+                }
             }
+        } else {
+            shared::metrics::codes_refused();
         }
         return Ok(JsonResponse::ok(OtpIssued {
             request_id: request.request_id,

@@ -5,5 +5,6 @@ async fn main() -> Result<(), lambda_http::Error> {
     shared::runtime::init_tracing();
     let platform = shared::runtime::Platform::from_env().await?;
     let state = clients::ClientsState::new(&platform.services);
-    lambda_http::run(clients::router(state)).await
+    let router = clients::router(state);
+    lambda_http::run(shared::runtime::with_metrics(router)?).await
 }

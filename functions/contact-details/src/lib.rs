@@ -332,11 +332,14 @@ async fn replace_contact_detail(
         // The change is made whatever becomes of this SMS: a failure is logged, not answered.
         match state.sms.send_sms(dropped, NO_LONGER_ALERTED).await {
             Ok(()) => tracing::info!(contact_detail = id, "the number no longer alerted was told"),
-            Err(error) => tracing::error!(
-                contact_detail = id,
-                error = %shared::error::error_chain(error.as_ref()),
-                "the number no longer alerted could not be told"
-            ),
+            Err(error) => {
+                shared::metrics::sms_failed(1);
+                tracing::error!(
+                    contact_detail = id,
+                    error = %shared::error::error_chain(error.as_ref()),
+                    "the number no longer alerted could not be told"
+                )
+            }
         }
     }
     Ok(JsonResponse::ok(update.after))

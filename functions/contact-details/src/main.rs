@@ -5,5 +5,6 @@ async fn main() -> Result<(), lambda_http::Error> {
     shared::runtime::init_tracing();
     let platform = shared::runtime::Platform::from_env().await?;
     let state = contact_details::ContactDetailsState::for_lambda(&platform);
-    lambda_http::run(contact_details::router(state)).await
+    let router = contact_details::router(state);
+    lambda_http::run(shared::runtime::with_metrics(router)?).await
 }

@@ -6,7 +6,7 @@ use crate::events::CallAnalyzed;
 use shared::error::ApiError;
 use shared::ids::{PortalId, QuestionnaireId};
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{Conversation, HeldAnalysis, RecordedAnalysis};
+use shared::store::{AlertWrite, Conversation, HeldAnalysis, RecordedAnalysis};
 
 use crate::ended::warn_unplaced_answers;
 use crate::{Delivered, IntegrationsState, repeated};
@@ -59,6 +59,8 @@ pub(crate) async fn call_analyzed(
                     alert,
                 };
                 store.apply_analysis(&recorded).await.map(|written| {
+                    let opened = matches!(recorded.alert, Some(AlertWrite::Open(_)));
+                    shared::metrics::alerts_opened(usize::from(opened && written.is_some()));
                     Delivered::Wrote(Conversation {
                         // Only an alert this analysis opened or raised is escalated now.
                         alert: written,

@@ -256,7 +256,7 @@ async fn context(
         call_ids: Vec::new(),
     };
     let records = access.records(now, 200, &shared::trace::current());
-    state.audit.log.append(&records).await?;
+    shared::audit::append(state.audit.log.as_ref(), &records).await?;
     Ok(CallerContext::known(&client, open_requests, entry))
 }
 

@@ -187,6 +187,20 @@ pub(crate) async fn call_ended(
             held_event_id: delivery.held.as_ref().map(|held| held.event_id.clone()),
         };
         if let Round::Done(recorded) = store.record_call(&new).await.or_lost()? {
+            shared::metrics::calls_ingested();
+            // The triage's alert, and the alert of an entry that a call too short to be a
+            // contact ended (the store raises it with the call).
+            let entry_ended_with_alert = new
+                .completion
+                .as_ref()
+                .and_then(|completion| {
+                    let outcome = completion.not_a_contact.as_ref()?;
+                    Some(completion.entry.effect_of(outcome).raises_alert())
+                })
+                .unwrap_or(false);
+            shared::metrics::alerts_opened(
+                usize::from(new.alert.is_some()) + usize::from(entry_ended_with_alert),
+            );
             tracing::info!(
                 portal_id,
                 call_id = recorded.phone_call_id,

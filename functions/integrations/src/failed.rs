@@ -78,6 +78,7 @@ pub(crate) async fn call_failed(
             effect,
         };
         if let Round::Done(()) = store.record_outcome(&report).await.or_lost()? {
+            shared::metrics::alerts_opened(usize::from(report.effect.raises_alert()));
             tracing::info!(
                 portal_id,
                 entry_id = report.entry.as_ref().map(|due| due.entry.id),

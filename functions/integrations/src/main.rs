@@ -5,5 +5,6 @@ async fn main() -> Result<(), lambda_http::Error> {
     shared::runtime::init_tracing();
     let platform = shared::runtime::Platform::from_env().await?;
     let state = integrations::IntegrationsState::for_lambda(&platform).await?;
-    lambda_http::run(integrations::router(state)).await
+    let router = integrations::router(state);
+    lambda_http::run(shared::runtime::with_metrics(router)?).await
 }

@@ -279,6 +279,8 @@ pub async fn carry_out(
                 "tool call carried out"
             );
             if let Some(alert) = written {
+                let opened = matches!(write.alert, Some(AlertWrite::Open(_)));
+                shared::metrics::alerts_opened(usize::from(opened));
                 escalate_at_once(state, portal_id.get(), alert).await;
             }
             return Ok((answer(call, result), client_id));

@@ -5,5 +5,6 @@ async fn main() -> Result<(), lambda_http::Error> {
     shared::runtime::init_tracing();
     let platform = shared::runtime::Platform::from_env().await?;
     let state = organisations::OrganisationsState::for_lambda(&platform);
-    lambda_http::run(organisations::router(state)).await
+    let router = organisations::router(state);
+    lambda_http::run(shared::runtime::with_metrics(router)?).await
 }

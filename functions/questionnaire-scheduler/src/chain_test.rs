@@ -150,8 +150,9 @@ impl Scheduler {
         Ok(())
     }
 
-    /// The result on the operator's topic; a failure to publish is logged, since the test's
-    /// metric still tells.
+    /// The result as a metric (`AlarmChainTestSucceeded` or `AlarmChainTestFailed`, which
+    /// the operator's alarms read) and on the operator's topic; a failure to publish is
+    /// logged, since the metric still tells.
     async fn publish(&self, result: &ChainTestResult) {
         let subject = format!(
             "Alarm-chain test {} for portal {}",
@@ -160,12 +161,14 @@ impl Scheduler {
         );
         let message = serde_json::to_string(result).unwrap_or_default();
         if result.passed {
+            shared::metrics::alarm_chain_test_succeeded();
             tracing::info!(
                 portal = result.portal_id,
                 alert = result.alert_id,
                 "alarm-chain test passed"
             );
         } else {
+            shared::metrics::alarm_chain_test_failed();
             tracing::error!(
                 portal = result.portal_id,
                 alert = result.alert_id,

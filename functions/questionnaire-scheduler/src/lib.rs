@@ -308,6 +308,7 @@ impl Scheduler {
         now: Timestamp,
         deadline: Option<Instant>,
     ) -> Result<PassReport, StoreError> {
+        let started = Instant::now();
         let mut report = PassReport {
             at: now,
             within_calling_hours: self.config.within_calling_hours(now),
@@ -332,6 +333,10 @@ impl Scheduler {
         }
         self.escalate(now, &mut report).await?;
         self.test_alarm_chains(now, &mut report).await;
+        let unnotified = self.unnotified_alerts(now).await;
+        shared::metrics::entries_due(report.due);
+        shared::metrics::alerts_opened(report.alerts_raised);
+        shared::metrics::scheduler_pass_seconds(started.elapsed());
         tracing::info!(
             at = %now,
             within_calling_hours = report.within_calling_hours,
@@ -346,9 +351,32 @@ impl Scheduler {
             alert_steps = report.alert_steps,
             notifications_sent = report.notifications_sent,
             notifications_failed = report.notifications_failed,
+            alerts_unnotified = unnotified,
             "scheduler pass"
         );
         Ok(report)
+    }
+
+    /// How many open alerts nobody has been told of past their first delay, after this pass's
+    /// steps, recorded as `AlertsUnnotified` (0 included, so that its alarm always has data);
+    /// `None`, and nothing recorded, when they could not be read: an alarm on missing data then
+    /// sees it rather than a reassuring 0.
+    async fn unnotified_alerts(&self, now: Timestamp) -> Option<usize> {
+        match self.alerts.escalating_alerts(MAX_ALERTS).await {
+            Ok(alerts) => {
+                let delays = self.config.delays;
+                let unnotified = alerts
+                    .iter()
+                    .filter(|alert| alert.is_unnotified_at(now, delays))
+                    .count();
+                shared::metrics::alerts_unnotified(unnotified);
+                Some(unnotified)
+            }
+            Err(error) => {
+                tracing::warn!(error = %error_chain(&error), "alerts nobody was told of not counted");
+                None
+            }
+        }
     }
 
     /// Every open alert whose step is due takes it (`Escalator::step`).

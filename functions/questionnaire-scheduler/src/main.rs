@@ -6,8 +6,6 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     let platform = shared::runtime::Platform::from_env().await?;
     let scheduler = questionnaire_scheduler::Scheduler::for_lambda(&platform)?;
     let scheduler = &scheduler;
-    lambda_runtime::run(lambda_runtime::service_fn(move |event| {
-        scheduler.handle(event)
-    }))
-    .await
+    let handler = lambda_runtime::service_fn(move |event| scheduler.handle(event));
+    lambda_runtime::run(shared::runtime::with_metrics(handler)?).await
 }

@@ -331,6 +331,8 @@ pub(crate) async fn acknowledge_alert(
             .replace_alert(stored.version, &acknowledged)
             .await?
         {
+            shared::metrics::alerts_acknowledged();
+            shared::metrics::alert_acknowledgement_seconds(now - stored.alert.created_at);
             access.by_caller(
                 &caller,
                 Action::AcknowledgeAlert,

@@ -5,5 +5,6 @@ async fn main() -> Result<(), lambda_http::Error> {
     shared::runtime::init_tracing();
     let platform = shared::runtime::Platform::from_env().await?;
     let state = questionnaires::QuestionnairesState::new(&platform.services);
-    lambda_http::run(questionnaires::router(state)).await
+    let router = questionnaires::router(state);
+    lambda_http::run(shared::runtime::with_metrics(router)?).await
 }

@@ -227,6 +227,22 @@ impl Alert {
         self.status == AlertStatus::Open && self.next_step_at.is_some_and(|at| at <= now)
     }
 
+    /// Whether it is open at `now` with nobody told of it although it was opened longer ago
+    /// than contacts are given to answer (an urgent alert: its repeat interval): its escalation
+    /// is stuck (no contacts, none in its window, every SMS refused) or late.
+    pub fn is_unnotified_at(&self, now: Timestamp, delays: Delays) -> bool {
+        let allowed = match self.reason {
+            AlertReason::Urgent => delays.urgent_repeat,
+            _ => delays.step,
+        };
+        self.status == AlertStatus::Open
+            && self.created_at + allowed <= now
+            && !self
+                .notifications
+                .iter()
+                .any(|notification| notification.delivery == Delivery::Sent)
+    }
+
     /// The alert acknowledged by `account` with `note` and `outcome`: escalation stops.
     pub fn acknowledged(
         &self,
@@ -590,5 +606,40 @@ pub(crate) mod tests {
         );
         alert.reason = AlertReason::InvalidNumber;
         assert!(alert.message("Greta Berg").contains("does not exist"));
+    }
+
+    #[test]
+    fn an_open_alert_nobody_was_told_of_counts_once_its_first_delay_has_passed() {
+        let delays = Delays::default();
+        let opened = at("2026-11-23T09:00:00Z");
+        let mut waiting = alert();
+        waiting.escalation = EscalationState::NoContacts;
+        assert!(!waiting.is_unnotified_at(opened + TimeDelta::minutes(29), delays));
+        assert!(waiting.is_unnotified_at(opened + TimeDelta::minutes(30), delays));
+
+        let mut refused = waiting.clone();
+        refused.notifications.push(Notification {
+            contact_detail_id: 301,
+            name: "Contact 301".into(),
+            round: Round::InTurn,
+            at: opened,
+            delivery: Delivery::Failed,
+        });
+        let later = opened + TimeDelta::hours(2);
+        assert!(
+            refused.is_unnotified_at(later, delays),
+            "a refused SMS told nobody"
+        );
+        let mut told = refused.clone();
+        told.notifications[0].delivery = Delivery::Sent;
+        assert!(!told.is_unnotified_at(later, delays));
+        let mut acknowledged = waiting.clone();
+        acknowledged.status = AlertStatus::Acknowledged;
+        assert!(!acknowledged.is_unnotified_at(later, delays));
+
+        let mut urgent = waiting;
+        urgent.reason = AlertReason::Urgent;
+        assert!(!urgent.is_unnotified_at(opened + TimeDelta::minutes(4), delays));
+        assert!(urgent.is_unnotified_at(opened + TimeDelta::minutes(5), delays));
     }
 }

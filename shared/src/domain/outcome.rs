@@ -57,6 +57,13 @@ pub enum Effect {
     End(EntryEnd),
 }
 
+impl Effect {
+    /// Whether writing this effect raises the entry's alert (an end that is not a refusal).
+    pub fn raises_alert(self) -> bool {
+        matches!(self, Self::End(end) if crate::domain::AlertReason::of(end).is_some())
+    }
+}
+
 /// The effect of `outcome` on an open entry whose latest attempt is `schedule.attempts` and
 /// whose next try is `next_try_at`. Only the latest attempt's outcome moves the schedule: a
 /// late report of an earlier attempt is kept and changes nothing.
@@ -186,6 +193,15 @@ mod tests {
             Effect::Record,
             "attempts left: not the last"
         );
+    }
+
+    #[test]
+    fn an_end_raises_an_alert_unless_the_client_refused() {
+        assert!(Effect::End(EntryEnd::Exhausted).raises_alert());
+        assert!(Effect::End(EntryEnd::InvalidNumber).raises_alert());
+        assert!(!Effect::End(EntryEnd::Refused).raises_alert());
+        assert!(!Effect::Record.raises_alert());
+        assert!(!Effect::RetryAt(at("2026-11-24T10:00:00Z")).raises_alert());
     }
 
     #[test]

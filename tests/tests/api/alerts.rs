@@ -375,7 +375,41 @@ async fn concurrent_passes_and_repeated_reports_raise_one_alert_and_send_each_me
     assert_eq!(second[0]["id"], ids[2].1);
 }
 
+/// The alerts a pass counts as `AlertsUnnotified`: in the count from its first delay until a
+/// contact is told, and out of the escalation's reach once acknowledged.
+async fn an_alert_nobody_was_told_of_is_counted_until_a_contact_is(backend: Backend) {
+    use shared::domain::Delays;
+    use shared::store::EscalationStore;
+    let app = spawn(backend).await;
+    let token = app.login(KARIN).await;
+    let id = first_attempt(&app, &token, t0(), 1).await;
+    report(&app, &failed("u-1", &id, 1, "no_answer", t0())).await;
+    let store = app.api.services.store::<dyn EscalationStore>();
+    let late = t0() + TimeDelta::minutes(30);
+    let delays = Delays::default();
+
+    let waiting = store.escalating_alerts(100).await.unwrap();
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(json!(waiting[0].id), id);
+    assert!(!waiting[0].is_unnotified_at(late - TimeDelta::seconds(1), delays));
+    assert!(waiting[0].is_unnotified_at(late, delays));
+
+    let pass = app.run_scheduler(t0() + TimeDelta::minutes(5)).await;
+    assert_eq!(pass["notificationsSent"], 1, "{pass}");
+    let told = store.escalating_alerts(100).await.unwrap();
+    assert_eq!(told.len(), 1, "the next contact is still to come: {told:?}");
+    assert!(!told[0].is_unnotified_at(late, delays));
+
+    let path = format!("/alerts/{id}/acknowledge");
+    let done = app
+        .post_json(&path, Some(&token), json!({"note": "Gunnel is fine."}))
+        .await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.json());
+    assert_eq!(store.escalating_alerts(100).await.unwrap(), []);
+}
+
 on_both_stores!(
+    an_alert_nobody_was_told_of_is_counted_until_a_contact_is,
     an_exhausted_entry_raises_one_alert_and_the_first_contact_in_window_is_messaged,
     without_acknowledgement_contacts_are_messaged_in_turn_by_window_then_all_at_once,
     acknowledging_stops_the_escalation_once_and_records_who,

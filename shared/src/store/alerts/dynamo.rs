@@ -236,6 +236,32 @@ impl EscalationStore for DynamoStore {
         self.with_client_names(alerts).await
     }
 
+    async fn escalating_alerts(&self, limit: usize) -> StoreResult<Vec<Alert>> {
+        // The index holds whole items (projection ALL): no second read.
+        let query = self
+            .client
+            .query()
+            .table_name(&self.tables.data)
+            .index_name("gsi1")
+            .key_condition_expression("gsi1pk = :escalation")
+            .expression_attribute_values(":escalation", s(keys::ESCALATION));
+        let mut pages = query.into_paginator().send();
+        let mut alerts = Vec::new();
+        while alerts.len() < limit {
+            let Some(page) = pages.next().await else {
+                break;
+            };
+            for item in page.map_err(classify)?.items.unwrap_or_default() {
+                let (alert, _) = alert_from_item(item)?;
+                if alert.status == AlertStatus::Open && alert.next_step_at.is_some() {
+                    alerts.push(alert);
+                }
+            }
+        }
+        alerts.truncate(limit);
+        Ok(alerts)
+    }
+
     async fn alert_to_step(
         &self,
         portal_id: PortalId,

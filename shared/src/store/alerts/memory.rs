@@ -95,6 +95,19 @@ impl EscalationStore for MemoryStore {
         Ok(due)
     }
 
+    async fn escalating_alerts(&self, limit: usize) -> StoreResult<Vec<Alert>> {
+        let state = self.lock();
+        Ok(state
+            .alerts
+            .values()
+            .filter(|(alert, _)| {
+                alert.status == crate::domain::AlertStatus::Open && alert.next_step_at.is_some()
+            })
+            .take(limit)
+            .map(|(alert, _)| alert.clone())
+            .collect())
+    }
+
     async fn alert_to_step(
         &self,
         portal_id: PortalId,

@@ -67,6 +67,10 @@ pub trait AlertStore: Send + Sync + 'static {
 pub trait EscalationStore: Send + Sync + 'static {
     /// Open alerts whose next step is at or before `now`, oldest step first, at most `limit`.
     async fn due_alerts(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<StoredAlert>>;
+    /// Every open alert with a step still to take, due or not, at most `limit`; read as the
+    /// escalation index has it (eventually consistent), for the pass's count of alerts nobody
+    /// was told of.
+    async fn escalating_alerts(&self, limit: usize) -> StoreResult<Vec<Alert>>;
     /// One alert of the portal, to take its next step at once (a call's alert as it opens).
     async fn alert_to_step(
         &self,
