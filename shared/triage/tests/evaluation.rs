@@ -24,10 +24,12 @@ const DEV4_MAX_FALSE_ALARM: f64 = 22.0 / 161.0;
 // into rules by cause since: no urgent call missed, 19 false alarms (11.9 %).
 const DEV5_MAX_FALSE_ALARM: f64 = 19.0 / 160.0;
 
-// The held-out set's first measurement (docs/triage.md). These bars keep the rules from
-// getting worse on it. Never tuned on: a change made from its misses needs a new held-out set.
-const HOLDOUT_MIN_RECALL: f64 = 0.0;
-const HOLDOUT_MAX_FALSE_ALARM: f64 = 1.0;
+// The held-out set's first measurement, 2026-11-25: 112 of 140 urgent calls (80.0 %), 16
+// false alarms of 160 (10.0 %). These bars keep the rules from getting worse on it; the goal
+// is not met on it (docs/triage.md). Never tuned on: a change made from its misses needs a new
+// held-out set.
+const HOLDOUT_MIN_RECALL: f64 = 112.0 / 140.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 16.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
