@@ -7,9 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x .venv-checkov/bin/checkov ]; then
+# Made again when the pin changes: the environment keeps a copy of what it was made from.
+if ! cmp -s scripts/requirements-checkov.txt .venv-checkov/requirements.txt; then
+  rm -rf .venv-checkov
   python3 -m venv .venv-checkov
   .venv-checkov/bin/pip install --quiet --disable-pip-version-check -r scripts/requirements-checkov.txt
+  cp scripts/requirements-checkov.txt .venv-checkov/requirements.txt
 fi
 
 .venv/bin/cfn-lint --include-checks I -- template.yaml

@@ -24,9 +24,11 @@ pub struct ChainTest {
 }
 
 /// `portalId/HH:MM/contactDetailId` entries separated by commas (the template's
-/// `AlarmChainTests`); empty means no test.
+/// `AlarmChainTests`), one per portal, since a portal is tested once a day; empty means no
+/// test.
 pub fn parse_chain_tests(text: &str) -> Result<Vec<ChainTest>, String> {
-    text.split(',')
+    let tests: Vec<ChainTest> = text
+        .split(',')
         .map(str::trim)
         .filter(|entry| !entry.is_empty())
         .map(|entry| {
@@ -46,7 +48,15 @@ pub fn parse_chain_tests(text: &str) -> Result<Vec<ChainTest>, String> {
                 contact_detail_id: id(contact, "contact detail")?,
             })
         })
-        .collect()
+        .collect::<Result<_, String>>()?;
+    let mut portals = std::collections::HashSet::new();
+    if let Some(twice) = tests.iter().find(|test| !portals.insert(test.portal_id)) {
+        return Err(format!(
+            "portal {} is listed twice; a portal is tested once a day",
+            twice.portal_id.get()
+        ));
+    }
+    Ok(tests)
 }
 
 /// What one portal's test of one day found.
@@ -76,8 +86,8 @@ impl Scheduler {
                     self.publish(&result).await;
                     report.chain_tests.push(result);
                 }
-                // Nothing was opened: the next pass tries again, and a day without a
-                // completed test fires the operator's alarm.
+                // Nothing was opened (a failure after opening is a failed result): the next
+                // pass tries again, and a day without a passed test fires the operator's alarm.
                 Err(error) => tracing::error!(
                     portal = test.portal_id.get(),
                     error = %shared::error::error_chain(&error),
@@ -106,7 +116,17 @@ impl Scheduler {
             .into_iter()
             .filter(|contact| contact.id == test.contact_detail_id)
             .collect();
-        let step = self.escalator.step(&opened, &recipient, now).await?;
+        // Once opened, the day's test is not run again: whatever fails from here on is its
+        // result, counted and published.
+        let step = match self.escalator.step(&opened, &recipient, now).await {
+            Ok(step) => step,
+            Err(error) => {
+                let problem = format!("the store failed during the step: {error}");
+                return Ok(Some(
+                    self.conclude(test, day, &opened, Some(problem), now).await,
+                ));
+            }
+        };
         let problem = match recipient.first() {
             _ if step.sent == 1 => None,
             None => Some("the contact detail is not one of the portal's".to_string()),
@@ -117,17 +137,33 @@ impl Scheduler {
             Some(_) if step.failed > 0 => Some("the SMS could not be sent".to_string()),
             Some(_) => Some("no SMS was sent".to_string()),
         };
+        Ok(Some(self.conclude(test, day, &opened, problem, now).await))
+    }
+
+    /// Closes the test's alert and gives its result; a failure to close fails the test.
+    async fn conclude(
+        &self,
+        test: &ChainTest,
+        day: NaiveDate,
+        opened: &shared::store::StoredAlert,
+        mut problem: Option<String>,
+        now: Timestamp,
+    ) -> ChainTestResult {
         let alert_id = opened.alert.id;
-        self.close_test(test.portal_id, AlertId(alert_id), problem.as_deref(), now)
-            .await?;
-        Ok(Some(ChainTestResult {
+        let closed = self
+            .close_test(test.portal_id, AlertId(alert_id), problem.as_deref(), now)
+            .await;
+        if let Err(error) = closed {
+            problem.get_or_insert_with(|| format!("the test alert could not be closed: {error}"));
+        }
+        ChainTestResult {
             portal_id: test.portal_id.get(),
             day,
             alert_id,
             contact_detail_id: test.contact_detail_id,
             passed: problem.is_none(),
             problem,
-        }))
+        }
     }
 
     /// Acknowledges the test alert as the system (account 0), with the result as its note.
@@ -205,6 +241,7 @@ mod tests {
             "1/25:00/301",
             "1/07:30/0",
             "1/07:30/301/4",
+            "1/07:30/301,1/19:00/302",
         ] {
             assert!(parse_chain_tests(wrong).is_err(), "{wrong}");
         }

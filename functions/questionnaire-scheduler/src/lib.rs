@@ -359,8 +359,8 @@ impl Scheduler {
 
     /// How many open alerts nobody has been told of past their first delay, after this pass's
     /// steps, recorded as `AlertsUnnotified` (0 included, so that its alarm always has data);
-    /// `None`, and nothing recorded, when they could not be read: an alarm on missing data then
-    /// sees it rather than a reassuring 0.
+    /// `None`, and nothing recorded, when they could not be read, rather than a reassuring 0
+    /// (the warning is in the log; the alarm reads a missing value as no alert).
     async fn unnotified_alerts(&self, now: Timestamp) -> Option<usize> {
         match self.alerts.escalating_alerts(MAX_ALERTS).await {
             Ok(alerts) => {

@@ -235,7 +235,10 @@ impl Alert {
             AlertReason::Urgent => delays.urgent_repeat,
             _ => delays.step,
         };
+        // One waiting for a contact's window waits by the portal's choice (its contacts'
+        // hours), not for want of anyone to tell.
         self.status == AlertStatus::Open
+            && self.escalation != EscalationState::WaitingForWindow
             && self.created_at + allowed <= now
             && !self
                 .notifications

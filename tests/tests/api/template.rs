@@ -148,6 +148,18 @@ fn scheduler_problems(template: &Value) -> Vec<String> {
         }
         Some(_) => {}
     }
+    let publishes_results = scheduler["Policies"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .flat_map(|policy| policy["Statement"].as_sequence().into_iter().flatten())
+        .any(|statement| {
+            statement["Action"] == "sns:Publish"
+                && reference(&statement["Resource"]) == Some("OperatorTopic")
+        });
+    if !publishes_results {
+        problems.push("the scheduler may not publish the alarm-chain test's result".to_string());
+    }
     problems
 }
 
@@ -345,6 +357,15 @@ fn a_scheduler_without_its_failure_destination_or_single_concurrency_is_reported
             .remove("SchedulerFailureAlarm");
     });
     reports(&template, "nobody is told of the scheduler's failures");
+    let template = changed(|t| {
+        let policies = &mut resource(t, "QuestionnaireSchedulerFunction")["Properties"]["Policies"];
+        let statements = policies[0]["Statement"].as_sequence_mut().unwrap();
+        statements.retain(|s| s["Sid"] != "AlarmChainTestResult");
+    });
+    reports(
+        &template,
+        "the scheduler may not publish the alarm-chain test's result",
+    );
 }
 
 #[test]
