@@ -8,23 +8,22 @@
 //! deduplication id, so no attempt is lost and the FIFO queue drops a second copy.
 
 mod chain_test;
+mod config;
 
 pub use chain_test::{ChainTest, ChainTestResult, parse_chain_tests};
+pub use config::{SchedulerConfig, parse_calling_hours};
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use chrono::{NaiveTime, TimeDelta};
+use chrono::TimeDelta;
 use futures::{StreamExt, TryStreamExt};
 use serde::Serialize;
 
 use shared::clock::Clock;
 use shared::config::ConfigError;
-use shared::contact_window::{Window, parse_time};
-use shared::domain::{
-    Alert, AlertReason, AttemptOutcome, CallOutcome, Delays, REPORT_WAIT, Schedule,
-};
+use shared::domain::{Alert, AlertReason, AttemptOutcome, CallOutcome, REPORT_WAIT, Schedule};
 use shared::error::error_chain;
 use shared::escalation::Escalator;
 use shared::ids::PortalId;
@@ -49,83 +48,6 @@ const WRITES_IN_FLIGHT: usize = 16;
 const MAX_ALERTS: usize = 5_000;
 /// The longest wait between two attempts, whatever the back-off says.
 const MAX_RETRY_DELAY: TimeDelta = TimeDelta::days(3650);
-
-/// How passes behave; `from_lookup` reads it from the environment.
-#[derive(Debug, Clone)]
-pub struct SchedulerConfig {
-    /// Calls are placed only inside these hours of `time_zone` (`CALLING_HOURS`).
-    pub calling_hours: Window,
-    pub time_zone: shared::zone::Zone,
-    /// How long a claimed attempt is held by its pass before another pass may send it.
-    pub lease: TimeDelta,
-    /// The most entries one pass takes on; the rest wait for the next pass.
-    pub max_entries: usize,
-    /// Time kept free at the end of an invocation: no chunk is started after it.
-    pub deadline_margin: Duration,
-    /// How long an alert's contact has to acknowledge it before the next one is messaged
-    /// (`ESCALATION_DELAY_MINUTES`), and how often an urgent alert's round is repeated
-    /// (`URGENT_REPEAT_MINUTES`).
-    pub delays: Delays,
-    /// The daily tests of portals' alarm chains (`ALARM_CHAIN_TESTS`); none by default.
-    pub chain_tests: Vec<ChainTest>,
-}
-
-impl SchedulerConfig {
-    /// 09:00-19:00 in `time_zone`.
-    pub fn new(time_zone: shared::zone::Zone) -> Self {
-        Self {
-            calling_hours: Window {
-                start: NaiveTime::from_hms_opt(9, 0, 0),
-                end: NaiveTime::from_hms_opt(19, 0, 0),
-            },
-            time_zone,
-            lease: TimeDelta::seconds(60),
-            max_entries: 50_000,
-            deadline_margin: Duration::from_secs(20),
-            delays: Delays::default(),
-            chain_tests: Vec::new(),
-        }
-    }
-
-    /// `CALLING_HOURS` as `HH:mm-HH:mm` (equal ends: any time), default 09:00-19:00.
-    pub fn from_lookup(
-        time_zone: shared::zone::Zone,
-        lookup: impl Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let mut config = Self::new(time_zone);
-        if let Some(hours) = lookup("CALLING_HOURS").filter(|v| !v.trim().is_empty()) {
-            config.calling_hours = parse_calling_hours(&hours).map_err(|problem| ConfigError {
-                name: "CALLING_HOURS",
-                problem,
-            })?;
-        }
-        if let Some(tests) = lookup("ALARM_CHAIN_TESTS") {
-            config.chain_tests = parse_chain_tests(&tests).map_err(|problem| ConfigError {
-                name: "ALARM_CHAIN_TESTS",
-                problem,
-            })?;
-        }
-        config.delays = Delays::from_lookup(lookup)?;
-        Ok(config)
-    }
-
-    pub fn within_calling_hours(&self, at: Timestamp) -> bool {
-        self.calling_hours.contains(self.time_zone.local_time(at))
-    }
-}
-
-/// `HH:mm-HH:mm`, the window the contact windows use: `[start, end)`, across midnight when
-/// start > end.
-pub fn parse_calling_hours(text: &str) -> Result<Window, String> {
-    let (start, end) = text
-        .trim()
-        .split_once('-')
-        .ok_or_else(|| format!("{text:?} is not HH:mm-HH:mm"))?;
-    Ok(Window {
-        start: Some(parse_time(start.trim())?),
-        end: Some(parse_time(end.trim())?),
-    })
-}
 
 /// When the attempt after `attempt` is due: `interval * multiplier^(attempt-1)` days after
 /// `now`, or `None` when `attempt` was the last one.

@@ -1,6 +1,7 @@
 //! Unit tests of the scheduler's pass helpers.
 
 use super::*;
+use chrono::NaiveTime;
 
 fn schedule(interval: i32, retries: i32, multiplier: f64) -> Schedule {
     Schedule {
