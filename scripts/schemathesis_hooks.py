@@ -1,5 +1,6 @@
 """Schemathesis hooks for scripts/contract-test.sh: value generators for the string formats this
-API declares beyond JSON Schema's own (`phone`, `language-tag`, `plain-text`, `prose`), so
+API declares beyond JSON Schema's own (`phone`, `language-tag`, `plain-text`, `prose`, `name`,
+`time-of-day`), so
 positive test data holds numbers, tags and text a person could actually send; the access log's
 periods kept in order; and one known false report of schemathesis's left out (see the end)."""
 
@@ -35,11 +36,23 @@ schemathesis.openapi.format(
 )
 
 # Text as people write it: any assigned, visible character, never the control, format (Cf),
-# unassigned (Cn) or private-use (Co) ones the API refuses (the patterns say the control part).
-_visible = st.characters(exclude_categories=("Cc", "Cf", "Cs", "Co", "Cn"))
+# unassigned (Cn), private-use (Co) or line and paragraph separator (Zl, Zp) ones the API
+# refuses (the patterns say the control and separator part).
+_visible = st.characters(exclude_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
 schemathesis.openapi.format("plain-text", st.text(_visible, max_size=40))
 schemathesis.openapi.format(
     "prose", st.text(st.one_of(_visible, st.sampled_from(["\n", "\t"])), max_size=200)
+)
+# A name has a letter; upper and lower case letters carry no invisible filler.
+_letters = st.characters(categories=("Lu", "Ll"))
+schemathesis.openapi.format(
+    "name",
+    st.builds(lambda a, b: a + b, st.text(_letters, min_size=1, max_size=20),
+              st.text(st.one_of(_letters, st.just(" "), st.just("-")), max_size=20)),
+)
+schemathesis.openapi.format(
+    "time-of-day",
+    st.builds(lambda h, m: f"{h:02d}:{m:02d}", st.integers(0, 23), st.integers(0, 59)),
 )
 
 

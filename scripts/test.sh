@@ -23,7 +23,7 @@ scripts/template-check.sh
 echo "== cargo deny: licences, bans (one version of each crypto crate), sources (scripts/deny.sh)"
 scripts/deny.sh
 
-echo "== redocly, spectral and the generated Python client on openapi.json (scripts/openapi-lint.sh)"
+echo "== redocly, spectral, the generated Python client and TypeScript types on openapi.json (scripts/openapi-lint.sh)"
 scripts/openapi-lint.sh
 
 echo "== rustfmt, clippy"

@@ -1,7 +1,8 @@
 //! The access log's request side: a handler notes what it did with clients' data, and the
 //! layer writes that note, with the answer's status and the trace id, before the answer
 //! leaves. A note that cannot be written turns the answer into a 503 problem: no client data
-//! leaves unlogged (fail-closed).
+//! leaves unlogged (fail-closed). The same layer counts the distinct clients each account
+//! opens in a period and refuses an account that goes over the portal's threshold (429).
 
 use std::sync::{Arc, Mutex};
 
@@ -13,14 +14,77 @@ use http::request::Parts;
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::ids::PortalId;
-use crate::store::AccessLogWriter;
+use crate::records::Timestamp;
 use crate::store::access_log::{Access, Accessor, Action};
+use crate::store::reading::{Reading, ReadingRules};
+use crate::store::{AccessLogWriter, ReadingWatch, StoreError};
 
-/// What the layer needs: where records go, and the time they are stamped with.
+/// What the layer needs: where records go, the time they are stamped with, and where each
+/// account's reading is counted against which rules.
 #[derive(Clone)]
 pub struct AuditLog {
     pub log: Arc<dyn AccessLogWriter>,
     pub clock: Arc<dyn Clock>,
+    pub reading: Arc<dyn ReadingWatch>,
+    pub rules: ReadingRules,
+}
+
+impl AuditLog {
+    /// Counts the clients an account's successful request opened; `Some` refusal when the
+    /// account has opened more than the threshold in this period, this request included.
+    async fn watch(
+        &self,
+        access: &Access,
+        status: http::StatusCode,
+        now: Timestamp,
+    ) -> Result<Option<ApiError>, StoreError> {
+        let Accessor::Account { account_id, .. } = access.accessor else {
+            return Ok(None);
+        };
+        let client_ids: Vec<i32> = access
+            .client_ids
+            .iter()
+            .copied()
+            .filter(|id| *id > 0)
+            .collect();
+        if !status.is_success() || !access.action.opens_clients() || client_ids.is_empty() {
+            return Ok(None);
+        }
+        let period = self.rules.period_at(now);
+        let reading = Reading {
+            portal_id: access.portal_id,
+            account_id,
+            period,
+            client_ids,
+        };
+        let count = self
+            .reading
+            .note_reading(&reading, self.rules.clients, now)
+            .await?;
+        if count.crossed(self.rules.clients) {
+            tracing::warn!(
+                portal_id = access.portal_id.get(),
+                account_id,
+                clients = count.after,
+                "an account went over the unusual-reading threshold; its reads are refused \
+                 until the period ends"
+            );
+        }
+        if count.after <= self.rules.clients {
+            return Ok(None);
+        }
+        Ok(Some(ApiError::TooManyRequests {
+            detail: format!(
+                "This account has opened more than {} clients' records since {}; the portal's \
+                 admins have been told. Reading resumes when the period ends.",
+                self.rules.clients,
+                period
+                    .start
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ),
+            retry_after_secs: u64::try_from((period.end - now).num_seconds().max(1)).unwrap_or(1),
+        }))
+    }
 }
 
 /// A handler's note of its access, shared with the layer that writes it.
@@ -92,11 +156,17 @@ pub async fn layer(State(audit): State<AuditLog>, mut request: Request, next: Ne
     let Some(access) = note.take() else {
         return response;
     };
-    let records = access.records(
-        audit.clock.now(),
-        response.status().as_u16(),
-        &crate::trace::current(),
-    );
+    let now = audit.clock.now();
+    // The answer is withheld before its record is written, so the record says what left.
+    let response = match audit.watch(&access, response.status(), now).await {
+        Ok(None) => response,
+        Ok(Some(refusal)) => refusal.into_response(),
+        Err(error) => {
+            tracing::error!(error = %error, "reading not counted; the answer is withheld");
+            ApiError::Unavailable(error).into_response()
+        }
+    };
+    let records = access.records(now, response.status().as_u16(), &crate::trace::current());
     match append(audit.log.as_ref(), &records).await {
         Ok(()) => response,
         Err(error) => {

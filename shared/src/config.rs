@@ -24,14 +24,21 @@ pub struct Tables {
 pub struct AuthRules {
     pub otp_lifetime: Duration,
     pub otp_max_attempts: u32,
-    /// Codes sent to one number per hour: 5 per source address (what a stranger's address
-    /// can spend of somebody's logins), 10 from all addresses together (the hard cap on SMS
-    /// cost and on harassment of the number's owner).
+    /// Codes sent to one number per hour and not yet used to log in: 5 per source network
+    /// (an IPv4 address or an IPv6 /64: what one of a stranger's networks can spend of
+    /// somebody's logins), 10 from all networks the number has not logged in from (the cap on
+    /// SMS cost and on harassment of the number's owner by strangers).
     pub otp_sends: crate::domain::SourcedBudget,
+    /// How long a network stays known to a number after a login from it: exempt from the
+    /// cap for all networks, so strangers cannot spend its logins.
+    pub otp_known_for: Duration,
     pub session_absolute: Duration,
     pub session_idle: Duration,
     /// A session's `lastSeenAt` is written at most this often, so most requests cost one read.
     pub session_touch_interval: Duration,
+    /// How many clients an account may open in a period (`UnusualReadingClients`,
+    /// `UnusualReadingMinutes`).
+    pub reading: crate::store::reading::ReadingRules,
 }
 
 impl Default for AuthRules {
@@ -44,9 +51,11 @@ impl Default for AuthRules {
                 total: 10,
                 window: Duration::hours(1),
             },
+            otp_known_for: Duration::days(30),
             session_absolute: Duration::hours(12),
             session_idle: Duration::hours(2),
             session_touch_interval: Duration::seconds(60),
+            reading: Default::default(),
         }
     }
 }
@@ -129,9 +138,40 @@ impl Config {
             region,
             phone_load,
             time_zone,
-            auth: AuthRules::default(),
+            auth: AuthRules {
+                reading: reading_rules(&lookup)?,
+                ..AuthRules::default()
+            },
         })
     }
+}
+
+/// `UNUSUAL_READING_CLIENTS` and `UNUSUAL_READING_MINUTES`, each a whole number from 1;
+/// the defaults when unset.
+fn reading_rules(
+    lookup: &impl Fn(&str) -> Option<String>,
+) -> Result<crate::store::reading::ReadingRules, ConfigError> {
+    let whole = |name: &'static str| -> Result<Option<u32>, ConfigError> {
+        match lookup(name).filter(|value| !value.trim().is_empty()) {
+            None => Ok(None),
+            Some(value) => value
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|value| *value >= 1)
+                .map(Some)
+                .ok_or(ConfigError {
+                    name,
+                    problem: format!("must be a whole number from 1, not {value:?}"),
+                }),
+        }
+    };
+    let defaults = crate::store::reading::ReadingRules::default();
+    Ok(crate::store::reading::ReadingRules {
+        clients: whole("UNUSUAL_READING_CLIENTS")?.map_or(defaults.clients, |n| n as usize),
+        period: whole("UNUSUAL_READING_MINUTES")?
+            .map_or(defaults.period, |n| Duration::minutes(i64::from(n))),
+    })
 }
 
 /// The IANA zone named by `PORTAL_TIME_ZONE`, `Europe/Stockholm` when unset.

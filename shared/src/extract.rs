@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::{ApiError, FieldErrors};
+use crate::source::SourceNetwork;
 
 /// Default body limit (DESIGN.md section 3); bulk endpoints widen it through the parameter.
 pub const DEFAULT_BODY_LIMIT: usize = 256 * 1024;
@@ -39,21 +40,11 @@ fn is_json_content_type(headers: &http::HeaderMap) -> bool {
     }
 }
 
-/// Decodes JSON, naming the path of the offending field when the shape is wrong.
+/// Decodes JSON, naming the path of every field whose value does not parse: after a field
+/// fails, it is taken out and the rest decoded again, so one answer lists them all (up to
+/// `MAX_FIELD_ERRORS`). Rules between fields, and required fields, are the handler's, once
+/// every value has parsed.
 pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let invalid = |path: String, error: &serde_json::Error| {
-        let detail = if error.is_syntax() || error.is_eof() {
-            "The body is not well-formed JSON."
-        } else {
-            "The body does not have the expected shape."
-        };
-        let mut errors = FieldErrors::new();
-        errors.insert(path, vec![error.to_string()]);
-        ApiError::Validation {
-            detail: detail.into(),
-            errors,
-        }
-    };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') && expects_object::<T>() {
         let mut errors = FieldErrors::new();
@@ -64,19 +55,92 @@ pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         });
     }
     let bytes = integral_numbers(bytes);
-    let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
+    let (path, error) = match decode_once::<T>(&bytes) {
+        Ok(value) => return Ok(value),
+        Err(failure) => failure,
+    };
+    let detail = if error.is_syntax() || error.is_eof() {
+        "The body is not well-formed JSON."
+    } else {
+        "The body does not have the expected shape."
+    };
+    let mut errors = FieldErrors::new();
+    errors.insert(path.clone(), vec![error.to_string()]);
+    if let Ok(mut document) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+        let mut failed = path;
+        while errors.len() < MAX_FIELD_ERRORS && remove_at(&mut document, &failed) {
+            let again = serde_json::to_vec(&document).expect("a JSON value serialises");
+            match decode_once::<T>(&again) {
+                // Taking a required field out makes the body miss it: not news.
+                Err((path, error)) if path != "$" && !errors.contains_key(&path) => {
+                    errors.insert(path.clone(), vec![error.to_string()]);
+                    failed = path;
+                }
+                _ => break,
+            }
+        }
+    }
+    Err(ApiError::Validation {
+        detail: detail.into(),
+        errors,
+    })
+}
+
+/// The most fields one 400 names.
+const MAX_FIELD_ERRORS: usize = 32;
+
+fn decode_once<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, (String, serde_json::Error)> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let path = match error.path().to_string() {
             path if path == "." => "$".to_string(),
             path => path,
         };
-        invalid(path, error.inner())
+        (path, error.into_inner())
     })?;
     // Trailing characters after the document make it malformed too.
     deserializer
         .end()
-        .map_err(|error| invalid("$".into(), &error))?;
+        .map_err(|error| ("$".to_string(), error))?;
     Ok(value)
+}
+
+/// Takes out the value at a path as serde_path_to_error writes it (`name`, `[2].retries`,
+/// `transcript[0].message`); false when there is nothing there to take out.
+fn remove_at(document: &mut serde_json::Value, path: &str) -> bool {
+    let mut segments = Vec::new();
+    for part in path.split('.') {
+        let (key, indices) = part
+            .split_once('[')
+            .map_or((part, ""), |(k, rest)| (k, rest));
+        if !key.is_empty() {
+            segments.push(Err(key.to_string()));
+        }
+        for index in indices.split('[').filter(|i| !i.is_empty()) {
+            match index.trim_end_matches(']').parse::<usize>() {
+                Ok(i) => segments.push(Ok(i)),
+                Err(_) => return false,
+            }
+        }
+    }
+    let Some((last, parents)) = segments.split_last() else {
+        return false;
+    };
+    let mut at = document;
+    for segment in parents {
+        let next = match segment {
+            Ok(i) => at.get_mut(*i),
+            Err(key) => at.get_mut(key.as_str()),
+        };
+        match next {
+            Some(next) => at = next,
+            None => return false,
+        }
+    }
+    match (last, at) {
+        (Err(key), serde_json::Value::Object(map)) => map.remove(key).is_some(),
+        _ => false,
+    }
 }
 
 /// Whether `T` reads a JSON object. serde's derived structs also take an array of their
@@ -263,36 +327,96 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
     }
 }
 
-/// Where a request came from: API Gateway's `requestContext.http.sourceIp` on Lambda, the TCP
-/// peer in `local-api`, `unknown` when neither is known. The budgets a stranger could spend for
-/// somebody else (failed import secrets, login codes) are counted per source address, so that
-/// requests from one address cannot lock out a person or an integration coming from another.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SourceAddress(pub String);
+/// A query string decoded into `T` (whose fields are wire types), otherwise 400 naming every
+/// parameter that did not parse (as `decode_json` does for bodies).
+#[derive(Debug, Clone)]
+pub struct Query<T>(pub T);
 
-impl SourceAddress {
-    pub const UNKNOWN: &str = "unknown";
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let mut pairs: Vec<(String, String)> =
+            form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes())
+                .into_owned()
+                .collect();
+        let mut errors = FieldErrors::new();
+        loop {
+            let query = form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(&pairs)
+                .finish();
+            let deserializer =
+                serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+            let error = match serde_path_to_error::deserialize::<_, T>(deserializer) {
+                Ok(value) if errors.is_empty() => return Ok(Query(value)),
+                Ok(_) => break,
+                Err(error) => error,
+            };
+            let name = error.path().to_string();
+            let known = pairs.iter().any(|(key, _)| *key == name);
+            if !known || errors.contains_key(&name) {
+                // A rule of the whole query (an unknown parameter, a missing one).
+                if errors.is_empty() {
+                    errors.insert("query".into(), vec![error.inner().to_string()]);
+                }
+                break;
+            }
+            errors.insert(name.clone(), vec![error.inner().to_string()]);
+            pairs.retain(|(key, _)| *key != name);
+        }
+        Err(ApiError::Validation {
+            detail: "The request has invalid fields.".into(),
+            errors,
+        })
+    }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for SourceAddress {
+/// Where a request came from, as its network (`crate::source`): API Gateway's
+/// `requestContext.http.sourceIp` on Lambda (an `X-Forwarded-For` there is the client's own
+/// say, and ignored); in `local-api` the TCP peer, or, when the peer is loopback (a proxy on
+/// this machine, or a test), the leftmost address of `X-Forwarded-For` that parses; `Unknown`
+/// when none is known. The budgets a stranger could spend for somebody else (failed import
+/// secrets, login codes) are counted per source network, so that requests from one network
+/// cannot lock out a person or an integration coming from another.
+impl<S: Send + Sync> FromRequestParts<S> for SourceNetwork {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         use lambda_http::request::RequestContext;
         if let Some(RequestContext::ApiGatewayV2(context)) =
             parts.extensions.get::<RequestContext>()
-            && let Some(ip) = &context.http.source_ip
         {
-            return Ok(Self(ip.clone()));
+            let ip = context
+                .http
+                .source_ip
+                .as_deref()
+                .and_then(|ip| ip.parse().ok());
+            return Ok(ip.map_or(Self::Unknown, Self::of));
         }
         if let Some(axum::extract::ConnectInfo(peer)) = parts
             .extensions
             .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         {
-            return Ok(Self(peer.ip().to_string()));
+            let forwarded = peer
+                .ip()
+                .is_loopback()
+                .then(|| leftmost_forwarded(&parts.headers))
+                .flatten();
+            return Ok(Self::of(forwarded.unwrap_or(peer.ip())));
         }
-        Ok(Self(Self::UNKNOWN.into()))
+        Ok(Self::Unknown)
     }
+}
+
+/// The leftmost address of the `X-Forwarded-For` headers (in order) that parses: the client
+/// as the first proxy saw it.
+fn leftmost_forwarded(headers: &http::HeaderMap) -> Option<std::net::IpAddr> {
+    headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .find_map(|entry| entry.trim().parse().ok())
 }
 
 /// The media types a JSON answer may be labelled with, chosen from `Accept`.
@@ -494,5 +618,51 @@ mod tests {
             integral_numbers(br#"{"a":1}"#),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    async fn source_of(peer: &str, forwarded: &[&str]) -> SourceNetwork {
+        let mut request = http::Request::builder().uri("/");
+        for value in forwarded {
+            request = request.header("x-forwarded-for", *value);
+        }
+        let (mut parts, ()) = request.body(()).unwrap().into_parts();
+        let peer = std::net::SocketAddr::new(peer.parse().unwrap(), 40_000);
+        parts.extensions.insert(axum::extract::ConnectInfo(peer));
+        let Ok(source) = SourceNetwork::from_request_parts(&mut parts, &()).await;
+        source
+    }
+
+    #[tokio::test]
+    async fn a_loopback_peer_is_replaced_by_the_leftmost_forwarded_address_that_parses() {
+        let network = |text: &str| SourceNetwork::of(text.parse().unwrap());
+        let source = source_of("127.0.0.1", &["junk, 2001:db8::7 , 192.0.2.1"]).await;
+        assert_eq!(source, network("2001:db8::1"));
+        let source = source_of("::1", &["not-an-ip", "192.0.2.9"]).await;
+        assert_eq!(source, network("192.0.2.9"));
+        assert_eq!(
+            source_of("127.0.0.1", &["junk"]).await,
+            network("127.0.0.1")
+        );
+        // Only a proxy on this machine is believed.
+        let source = source_of("198.51.100.4", &["192.0.2.1"]).await;
+        assert_eq!(source, network("198.51.100.4"));
+    }
+
+    #[tokio::test]
+    async fn on_lambda_the_source_is_api_gateways_and_the_header_is_ignored() {
+        use lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequestContext;
+        use lambda_http::request::RequestContext;
+        let mut context = ApiGatewayV2httpRequestContext::default();
+        context.http.source_ip = Some("2001:db8:5:6::9".into());
+        let (mut parts, ()) = http::Request::builder()
+            .header("x-forwarded-for", "192.0.2.1")
+            .body(())
+            .unwrap()
+            .into_parts();
+        parts
+            .extensions
+            .insert(RequestContext::ApiGatewayV2(context));
+        let Ok(source) = SourceNetwork::from_request_parts(&mut parts, &()).await;
+        assert_eq!(source.to_string(), "2001:db8:5:6::/64");
     }
 }

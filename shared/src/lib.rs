@@ -24,10 +24,12 @@ pub mod phone;
 pub mod provider_auth;
 pub mod records;
 pub mod runtime;
+pub mod source;
 pub mod store;
 pub mod trace;
 pub mod validate;
 pub mod webhook;
+pub mod wire;
 pub mod zone;
 
 pub use error::ApiError;

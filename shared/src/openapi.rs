@@ -1,14 +1,18 @@
 //! Building blocks of the OpenAPI document that several functions' schemas share: the text
 //! patterns the validators of `validate` enforce, in JSON Schema's regular-expression dialect.
 
-/// `validate::text`: no control characters (blank is allowed and clears).
-pub const TEXT: &str = r"^[^\u0000-\u001F\u007F-\u009F]*$";
+/// Single-line text (`wire::Text`): no control characters or line separators (blank is
+/// allowed and clears).
+pub const TEXT: &str = crate::wire::TEXT_PATTERN;
 
-/// `validate::required_text`: no control characters and at least one non-space character.
-pub const REQUIRED_TEXT: &str = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$";
+/// `wire::RequiredText` and `wire::Name`: single-line text with something besides spaces.
+pub const REQUIRED_TEXT: &str = crate::wire::REQUIRED_TEXT_PATTERN;
 
-/// `validate::prose`: like `TEXT`, but line breaks and tabs are allowed.
-pub const PROSE: &str = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$";
+/// `wire::Prose`: like `TEXT`, but line breaks and tabs are allowed.
+pub const PROSE: &str = crate::wire::PROSE_PATTERN;
+
+/// `wire::RequiredProse`: prose with something besides spaces.
+pub const REQUIRED_PROSE: &str = crate::wire::REQUIRED_PROSE_PATTERN;
 
 /// `contact_window::parse_time`: `HH:mm` or `HH:mm:ss`.
 pub const TIME: &str = "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$";

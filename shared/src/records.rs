@@ -30,6 +30,8 @@ pub struct PhoneCall {
     pub satisfaction: i32,
     pub satisfaction_reason: Option<String>,
     pub purpose: Option<String>,
+    /// The variables the call was placed with, as the JSON text of an object of string values
+    /// (`{"questionnaireClientId":"41"}`): the interface's type for this field is a string.
     pub dynamic_variables: Option<String>,
     pub connected_to: Option<i32>,
     pub conversation_uuid: Option<String>,

@@ -299,6 +299,8 @@ pub struct Services<S: ?Sized = dyn crate::store::Store> {
     /// Where the access layer appends its records: the store's own log, unless a test puts a
     /// failing one in its place.
     pub access_log: std::sync::Arc<dyn crate::store::AccessLogWriter>,
+    /// Where the access layer counts each account's reading.
+    pub reading: std::sync::Arc<dyn crate::store::ReadingWatch>,
     pub clock: std::sync::Arc<dyn crate::clock::Clock>,
     pub region: crate::phone::DefaultRegion,
     /// Where the phone metadata is loaded when `PHONE_METADATA_LOAD` says; `None`: where the
@@ -314,6 +316,7 @@ impl<S: ?Sized> Clone for Services<S> {
         Self {
             store: self.store.clone(),
             access_log: self.access_log.clone(),
+            reading: self.reading.clone(),
             clock: self.clock.clone(),
             region: self.region,
             phone_load: self.phone_load,
@@ -333,10 +336,11 @@ impl<S: ?Sized> Services<S> {
         rules: crate::config::AuthRules,
     ) -> Self
     where
-        S: Narrow<dyn crate::store::AccessLogWriter>,
+        S: Narrow<dyn crate::store::AccessLogWriter> + Narrow<dyn crate::store::ReadingWatch>,
     {
         Self {
             access_log: store.clone().narrow(),
+            reading: store.clone().narrow(),
             store,
             clock,
             region,
@@ -359,6 +363,8 @@ impl<S: ?Sized> Services<S> {
         crate::audit::AuditLog {
             log: self.access_log.clone(),
             clock: self.clock.clone(),
+            reading: self.reading.clone(),
+            rules: self.rules.reading,
         }
     }
 

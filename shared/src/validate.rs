@@ -60,63 +60,19 @@ pub fn id(value: Option<i32>) -> Result<i32, String> {
     }
 }
 
-/// Trimmed free text of at most `max_chars` characters without control characters; blank
-/// text is `None`.
+/// Trimmed free text of at most `max_chars` characters, with nothing `wire::Text` refuses;
+/// blank text is `None`.
 pub fn text(value: &str, max_chars: usize) -> Result<Option<String>, String> {
-    bounded(
-        value,
-        max_chars,
-        |_| false,
-        "must not contain control characters",
-    )
+    crate::wire::clean(value, max_chars, false).map(|text| (!text.is_empty()).then_some(text))
 }
 
 /// Like `text`, but line breaks and tabs are allowed inside: transcripts and summaries are
 /// prose.
 pub fn prose(value: &str, max_chars: usize) -> Result<Option<String>, String> {
-    bounded(
-        value,
-        max_chars,
-        |c| matches!(c, '\n' | '\r' | '\t'),
-        "must not contain control characters other than line breaks and tabs",
-    )
+    crate::wire::clean(value, max_chars, true).map(|text| (!text.is_empty()).then_some(text))
 }
 
-const HIDDEN_MESSAGE: &str = "must not contain invisible format characters (bidirectional \
-     controls, zero-width characters, byte order marks) or unassigned or private-use code points";
-
-/// A character that changes how text reads without being seen, or that has no agreed meaning:
-/// Unicode's format characters (Cf: U+202E turns the rest of a name around in a staff screen,
-/// U+200B hides inside one), unassigned code points (Cn) and private-use ones (Co).
-pub fn is_hidden(c: char) -> bool {
-    use unicode_general_category::{GeneralCategory, get_general_category};
-    matches!(
-        get_general_category(c),
-        GeneralCategory::Format | GeneralCategory::Unassigned | GeneralCategory::PrivateUse
-    )
-}
-
-fn bounded(
-    value: &str,
-    max_chars: usize,
-    allowed_control: fn(char) -> bool,
-    control_message: &str,
-) -> Result<Option<String>, String> {
-    let trimmed = value.trim();
-    if trimmed
-        .chars()
-        .any(|c| c.is_control() && !allowed_control(c))
-    {
-        return Err(control_message.into());
-    }
-    if trimmed.chars().any(is_hidden) {
-        return Err(HIDDEN_MESSAGE.into());
-    }
-    if trimmed.chars().count() > max_chars {
-        return Err(format!("must be at most {max_chars} characters"));
-    }
-    Ok((!trimmed.is_empty()).then(|| trimmed.to_string()))
-}
+pub use crate::wire::is_hidden;
 
 /// A list's `limit`: an integer from 1 to `max`.
 pub fn page_limit(value: &str, max: usize) -> Result<usize, String> {
@@ -142,36 +98,14 @@ pub fn required_text(value: &str, max_chars: usize) -> Result<String, String> {
     text(value, max_chars)?.ok_or_else(|| "must not be blank".into())
 }
 
-/// A BCP 47 language tag (RFC 5646), returned in its canonical letter case (`sv-SE`).
+/// A BCP 47 language tag, as `wire::LanguageTag` takes it.
 pub fn language_tag(value: &str) -> Result<String, String> {
-    let value = value.trim();
-    if value.len() > 35 {
-        return Err("must be a BCP 47 language tag of at most 35 characters".into());
-    }
-    oxilangtag::LanguageTag::parse_and_normalize(value)
-        .map(|tag| tag.into_inner())
-        .map_err(|e| format!("must be a BCP 47 language tag such as sv or en-GB ({e})"))
+    crate::wire::LanguageTag::parse(value).map(crate::wire::LanguageTag::into_inner)
 }
 
-/// A plausible e-mail address: one `@`, a non-empty local part, a dotted domain, no spaces.
+/// An e-mail address, as `wire::Email` takes it.
 pub fn email(value: &str) -> Result<String, String> {
-    let value = value.trim();
-    let shaped = value.len() <= 254
-        && value.split_once('@').is_some_and(|(local, domain)| {
-            !local.is_empty()
-                && local.len() <= 64
-                && !domain.contains('@')
-                && domain.contains('.')
-                && domain
-                    .split('.')
-                    .all(|label| !label.is_empty() && label.len() <= 63)
-        })
-        && !value.chars().any(|c| c.is_whitespace() || c.is_control());
-    if shaped {
-        Ok(value.to_string())
-    } else {
-        Err("must be an e-mail address such as name@example.se".into())
-    }
+    crate::wire::Email::parse(value).map(crate::wire::Email::into_inner)
 }
 
 #[cfg(test)]

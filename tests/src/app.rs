@@ -342,6 +342,32 @@ impl TestApp {
         self.send(request).await
     }
 
+    /// A JSON POST through a proxy on this machine: the TCP peer is loopback and
+    /// `X-Forwarded-For` carries `forwarded_for`, as local-api behind a local proxy sees it.
+    pub async fn post_json_forwarded(
+        &self,
+        forwarded_for: &str,
+        path: &str,
+        body: Value,
+    ) -> TestResponse {
+        let mut request = body_request(
+            Method::POST,
+            path,
+            None,
+            "application/json",
+            body.to_string(),
+        );
+        request.headers_mut().insert(
+            "x-forwarded-for",
+            forwarded_for.parse().expect("a header value"),
+        );
+        let peer = std::net::SocketAddr::from(([127, 0, 0, 1], 40_000));
+        request
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(peer));
+        self.send(request).await
+    }
+
     pub async fn request_otp(&self, phone: &str) -> TestResponse {
         self.post_json(
             "/authentication/request-otp",

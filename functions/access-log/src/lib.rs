@@ -5,8 +5,7 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{FromRef, Query, State};
+use axum::extract::{FromRef, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use chrono::{DateTime, Utc};
@@ -16,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::error::{ApiError, Problem};
-use shared::extract::{Json, JsonResponse, Paged, PathId};
+use shared::extract::{Json, JsonResponse, Paged, PathId, Query};
 use shared::ids::ClientId;
 use shared::records::Role;
 use shared::runtime::Services;
@@ -24,14 +23,15 @@ use shared::store::access_log::{
     AccessRecord, Accessor, Action, LogQuery, Outcome, Page, Review, sort_time,
 };
 use shared::store::{AccessLogReader, ClientStore, Narrow, SessionReader};
-use shared::validate::{self, Validator};
+use shared::wire::{IdParam, Instant, LogCursor, PageLimit, RequiredProse};
 
 /// The largest page a client may ask for.
 pub const MAX_PAGE: usize = 1000;
 /// The largest sample one review draws.
 pub const MAX_SAMPLE: u32 = 100;
-/// The longest conclusion a review records.
-pub const MAX_CONCLUSION: usize = 4000;
+/// A review's conclusion: prose of at most 4,000 characters (utoipa's derive reads a literal
+/// bound only).
+type Conclusion = RequiredProse<4000>;
 
 const ADMINS_ONLY: &str = "Only an admin of the portal may read its access log.";
 
@@ -102,10 +102,10 @@ fn admin_only(
 struct PageParams {
     /// Page size, 1 to 1000; without it the whole list is returned.
     #[param(value_type = Option<u32>, minimum = 1, maximum = 1000)]
-    limit: Option<String>,
+    limit: Option<PageLimit<MAX_PAGE>>,
     /// Where the page starts, as the `Link` header of the previous page gives it.
     #[param(value_type = Option<Cursor>, inline)]
-    cursor: Option<String>,
+    cursor: Option<LogCursor>,
 }
 
 /// The filters of `GET /access-log`, with paging.
@@ -115,26 +115,22 @@ struct PageParams {
 struct LogParams {
     /// Records at or after this time (RFC 3339).
     #[param(value_type = Option<String>, format = DateTime)]
-    from: Option<String>,
+    from: Option<Instant>,
     /// Records before this time (RFC 3339); after `from` when both are given.
     #[param(value_type = Option<String>, format = DateTime)]
-    to: Option<String>,
+    to: Option<Instant>,
     /// Only this account's accesses.
     #[param(value_type = Option<i32>, minimum = 1)]
-    account_id: Option<String>,
+    account_id: Option<IdParam>,
     /// Only accesses to this client; each record then lists only this client.
     #[param(value_type = Option<i32>, minimum = 1)]
-    client_id: Option<String>,
+    client_id: Option<IdParam>,
     /// Page size, 1 to 1000; without it the whole list is returned.
     #[param(value_type = Option<u32>, minimum = 1, maximum = 1000)]
-    limit: Option<String>,
+    limit: Option<PageLimit<MAX_PAGE>>,
     /// Where the page starts, as the `Link` header of the previous page gives it.
     #[param(value_type = Option<Cursor>, inline)]
-    cursor: Option<String>,
-}
-
-fn parse_limit(limit: &str) -> Result<usize, String> {
-    validate::page_limit(limit, MAX_PAGE)
+    cursor: Option<LogCursor>,
 }
 
 /// Where a page starts: the id of the last record (`time#trace#part`) or review (`time#uuid`)
@@ -154,49 +150,6 @@ impl utoipa::PartialSchema for Cursor {
 
 impl utoipa::ToSchema for Cursor {}
 
-/// A cursor as `Cursor`'s pattern (`shared::openapi::LOG_CURSOR`) says. Ids are compared as text, so any string of an id's
-/// shape is a position in the list and nothing else is checked:
-/// one typed by hand pages from wherever it sorts, and can show nothing the caller could not
-/// list anyway.
-fn parse_cursor(cursor: &str) -> Result<String, String> {
-    let id_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '=' | '_' | '-');
-    let mut parts = cursor.split('#');
-    let time = parts.next().unwrap_or_default();
-    let time_shaped = time.len() == 27
-        && time.bytes().enumerate().all(|(i, b)| match i {
-            4 | 7 => b == b'-',
-            10 => b == b'T',
-            13 | 16 => b == b':',
-            19 => b == b'.',
-            26 => b == b'Z',
-            _ => b.is_ascii_digit(),
-        });
-    let rest: Vec<&str> = parts.collect();
-    let rest_shaped = (1..=2).contains(&rest.len())
-        && rest
-            .iter()
-            .all(|part| (1..=64).contains(&part.len()) && part.chars().all(id_char));
-    if time_shaped && rest_shaped {
-        Ok(cursor.to_string())
-    } else {
-        Err("must be a cursor from a Link header".into())
-    }
-}
-
-fn parse_time(value: &str) -> Result<DateTime<Utc>, String> {
-    DateTime::parse_from_rfc3339(value.trim())
-        .map(|at| at.with_timezone(&Utc))
-        .map_err(|_| "must be an RFC 3339 date-time".into())
-}
-
-fn parse_id(value: &str) -> Result<i32, String> {
-    value
-        .parse::<i32>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| "must be an integer between 1 and 2147483647".into())
-}
-
 /// The page's answer: the items, and a `Link` to the next page (with the same filters).
 fn paged<T: Serialize>(
     page: Page<T>,
@@ -209,26 +162,20 @@ fn paged<T: Serialize>(
 
 /// `limit` and `cursor` as every list here checks them: the page size and the id to start
 /// after.
-fn check_paging(
-    validator: &mut Validator,
-    limit: Option<String>,
-    cursor: Option<String>,
-) -> (Option<usize>, Option<String>) {
-    let limit = limit.and_then(|limit| validator.check("limit", parse_limit(&limit)));
-    let before = cursor.and_then(|cursor| validator.check("cursor", parse_cursor(&cursor)));
-    (limit, before)
+fn page_params(params: PageParams) -> LogQuery {
+    LogQuery {
+        limit: params.limit.map(PageLimit::get),
+        before: params.cursor.map(LogCursor::into_inner),
+        ..LogQuery::default()
+    }
 }
 
-fn page_params(query: Result<Query<PageParams>, QueryRejection>) -> Result<LogQuery, ApiError> {
-    let Query(params) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let mut validator = Validator::new();
-    let (limit, before) = check_paging(&mut validator, params.limit, params.cursor);
-    validator.finish()?;
-    Ok(LogQuery {
-        limit,
-        before,
-        ..LogQuery::default()
-    })
+/// `to` after `from`, when both are given.
+fn ordered(from: Option<Instant>, to: Option<Instant>) -> Result<(), ApiError> {
+    match (from, to) {
+        (Some(from), Some(to)) if from >= to => Err(ApiError::field("to", "must be after from")),
+        _ => Ok(()),
+    }
 }
 
 /// One access to a client, as the client may see it: when, in which portal (unit), what, and
@@ -274,6 +221,7 @@ impl From<AccessRecord> for ClientAccess {
             headers(("Link" = String, description = "The next page, when `limit` was given and more accesses follow."))),
         (status = 403, description = "The caller is not an admin.", body = Problem),
         (status = 404, description = "No client with this id in the caller's portal.", body = Problem),
+        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
     ),
     security(("bearer" = []))
 )]
@@ -282,9 +230,9 @@ async fn client_extract(
     caller: Caller,
     access: AccessNote,
     PathId(id): PathId,
-    query: Result<Query<PageParams>, QueryRejection>,
+    Query(params): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let query = page_params(query)?;
+    let query = page_params(params);
     let exists = state
         .clients
         .has_client(caller.portal_id, ClientId(id))
@@ -324,29 +272,14 @@ async fn portal_log(
     State(state): State<AccessLogState>,
     caller: Caller,
     access: AccessNote,
-    query: Result<Query<LogParams>, QueryRejection>,
+    Query(params): Query<LogParams>,
 ) -> Result<Response, ApiError> {
-    let Query(params) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let mut validator = Validator::new();
-    let from = params
-        .from
-        .and_then(|from| validator.check("from", parse_time(&from)));
-    let to = params
-        .to
-        .and_then(|to| validator.check("to", parse_time(&to)));
-    let account_id = params
-        .account_id
-        .and_then(|id| validator.check("accountId", parse_id(&id)));
-    let client_id = params
-        .client_id
-        .and_then(|id| validator.check("clientId", parse_id(&id)));
-    let (limit, before) = check_paging(&mut validator, params.limit, params.cursor);
-    if let (Some(from), Some(to)) = (from, to)
-        && from >= to
-    {
-        validator.check::<()>("to", Err("must be after from".into()));
-    }
-    validator.finish()?;
+    ordered(params.from, params.to)?;
+    let (from, to) = (params.from.map(Instant::get), params.to.map(Instant::get));
+    let account_id = params.account_id.map(IdParam::get);
+    let client_id = params.client_id.map(IdParam::get);
+    let limit = params.limit.map(PageLimit::get);
+    let before = params.cursor.map(LogCursor::into_inner);
     // The filter's client is recorded only when it is the caller's portal's: anyone may type
     // any id, and must not put entries into another organisation's client's extract.
     let clients: Vec<i32> = match client_id {
@@ -399,21 +332,15 @@ async fn portal_log(
     "conclusion": "Every sampled access was made in the course of care."
 }))]
 struct ReviewRequest {
-    #[schema(required = true, nullable = false, format = DateTime)]
-    from: Option<String>,
+    #[schema(required = true, nullable = false, value_type = Option<String>, format = DateTime)]
+    from: Option<Instant>,
     /// After `from`.
-    #[schema(required = true, nullable = false, format = DateTime)]
-    to: Option<String>,
+    #[schema(required = true, nullable = false, value_type = Option<String>, format = DateTime)]
+    to: Option<Instant>,
     #[schema(required = true, nullable = false, minimum = 1, maximum = 100)]
     sample_size: Option<u32>,
-    #[schema(
-        required = true,
-        nullable = false,
-        min_length = 1,
-        max_length = 4000,
-        format = "prose"
-    )]
-    conclusion: Option<String>,
+    #[schema(required = true, nullable = false, inline)]
+    conclusion: Option<Conclusion>,
 }
 
 /// A review as recorded, with the records it drew.
@@ -448,43 +375,24 @@ async fn record_review(
     access: AccessNote,
     Json(body): Json<ReviewRequest>,
 ) -> Result<Response, ApiError> {
-    let mut validator = Validator::new();
-    let from = validator.check(
-        "from",
-        validate::required(body.from).and_then(|from| parse_time(&from)),
-    );
-    let to = validator.check(
-        "to",
-        validate::required(body.to).and_then(|to| parse_time(&to)),
-    );
-    let sample_size = validator.check(
-        "sampleSize",
-        validate::required(body.sample_size).and_then(|size| {
-            (1..=MAX_SAMPLE)
-                .contains(&size)
-                .then_some(size)
-                .ok_or_else(|| format!("must be an integer from 1 to {MAX_SAMPLE}"))
-        }),
-    );
-    let conclusion = validator.check(
-        "conclusion",
-        validate::required(body.conclusion).and_then(|text| {
-            validate::prose(&text, MAX_CONCLUSION)?.ok_or_else(|| "must not be blank".into())
-        }),
-    );
-    if let (Some(from), Some(to)) = (from, to)
-        && from >= to
-    {
-        validator.check::<()>("to", Err("must be after from".into()));
-    }
-    validator.finish()?;
-    let (Some(from), Some(to), Some(sample_size), Some(conclusion)) =
-        (from, to, sample_size, conclusion)
-    else {
-        return Err(ApiError::internal(
-            "review passed validation but is incomplete",
-        ));
-    };
+    let required = |field: &str| ApiError::field(field, "is required");
+    let from = body.from.ok_or_else(|| required("from"))?;
+    let to = body.to.ok_or_else(|| required("to"))?;
+    ordered(Some(from), Some(to))?;
+    let (from, to) = (from.get(), to.get());
+    let sample_size = body
+        .sample_size
+        .filter(|size| (1..=MAX_SAMPLE).contains(size))
+        .ok_or_else(|| {
+            ApiError::field(
+                "sampleSize",
+                format!("must be an integer from 1 to {MAX_SAMPLE}"),
+            )
+        })?;
+    let conclusion = body
+        .conclusion
+        .map(Conclusion::into_inner)
+        .ok_or_else(|| ApiError::field("conclusion", "is required"))?;
     admin_only(&caller, &access, Action::RecordReview, &[])?;
     let population = state.log.record_ids(caller.portal_id, from, to).await?;
     let mut drawn: Vec<String> = rand::seq::index::sample(
@@ -537,9 +445,9 @@ async fn list_reviews(
     State(state): State<AccessLogState>,
     caller: Caller,
     access: AccessNote,
-    query: Result<Query<PageParams>, QueryRejection>,
+    Query(params): Query<PageParams>,
 ) -> Result<Response, ApiError> {
-    let query = page_params(query)?;
+    let query = page_params(params);
     admin_only(&caller, &access, Action::ReadReviews, &[])?;
     let page = state.log.reviews(caller.portal_id, &query).await?;
     access.by_caller(&caller, Action::ReadReviews, [], []);

@@ -1,7 +1,7 @@
 //! Unit tests of the access-log function's handlers' helpers.
 
-use super::*;
 use shared::extract::query_value;
+use shared::wire::LogCursor;
 
 #[test]
 fn a_cursor_is_any_string_shaped_like_a_record_or_review_id() {
@@ -10,7 +10,10 @@ fn a_cursor_is_any_string_shaped_like_a_record_or_review_id() {
         "2026-11-23T09:15:02.123456Z#7d0c6f3e-2b1a-4c4e-9a57-1f0e4d2c3b4a",
         "0000-99-99T99:99:99.000000Z#x#x",
     ] {
-        assert_eq!(parse_cursor(id).as_deref(), Ok(id));
+        assert_eq!(
+            LogCursor::parse(id).map(LogCursor::into_inner).as_deref(),
+            Ok(id)
+        );
     }
     for bad in [
         "",
@@ -21,7 +24,7 @@ fn a_cursor_is_any_string_shaped_like_a_record_or_review_id() {
         "2026-11-23T09:15:02.123456Z#tr ace#0",
         &format!("2026-11-23T09:15:02.123456Z#{}", "a".repeat(65)),
     ] {
-        assert!(parse_cursor(bad).is_err(), "{bad}");
+        assert!(LogCursor::parse(bad).is_err(), "{bad}");
     }
 }
 

@@ -9,20 +9,20 @@ use serde::{Deserialize, Serialize};
 
 use chrono::{DateTime, Utc};
 use shared::auth::{self, Authenticator, Caller};
-use shared::domain::SourcedEvent;
 use shared::error::ApiError;
 use shared::error::Problem;
-use shared::extract::{Json, JsonResponse, SourceAddress};
+use shared::extract::{Json, JsonResponse};
 use shared::ids::{AccountId, PortalId};
 use shared::notify::{SmsSender, SnsSms};
 use shared::phone::MetadataLoad;
 use shared::phone::{self, DefaultRegion};
 use shared::records::Account;
 use shared::runtime::{Platform, Services};
+use shared::source::SourceNetwork;
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
-    AuthStore, BoxError, Narrow, OtpRequest, SendLog, Session, SessionReader, StaffAccount,
-    StoreError,
+    AuthStore, BoxError, CodeSend, Narrow, OtpRequest, SendLog, Session, SessionReader,
+    StaffAccount, StoreError,
 };
 use utoipa::ToSchema;
 
@@ -155,32 +155,25 @@ fn e164(raw: &str, region: DefaultRegion) -> Result<String, ApiError> {
     request_body = RequestOtpBody,
     responses(
         (status = 202, description = "A code was sent if an account has this number.", body = OtpIssued),
-        (status = 429, description = "Five codes were requested for this number from this address in the last hour, or ten from all addresses.", body = Problem),
+        (status = 429, description = "Five unused codes were requested for this number from this network (an IPv4 address or an IPv6 /64) in the last hour, or ten from all networks it has not logged in from in 30 days.", body = Problem),
     )
 )]
 async fn request_otp(
     State(state): State<AuthState>,
-    source: SourceAddress,
+    source: SourceNetwork,
     Json(body): Json<RequestOtpBody>,
 ) -> Result<JsonResponse<OtpIssued>, ApiError> {
     let phone = e164(&body.phone_number, state.region)?;
-    // A concurrent request for the same number changed its send log: read it again.
+    // A concurrent request or login for the same number changed its send log: read it again.
     let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the number's send log");
     loop {
         rounds.start().await?;
         let (account, log) = state.store.otp_context(&phone).await?;
         let now = state.authenticator.clock.now();
         let rules = &state.authenticator.rules;
-        let mut sends = rules.otp_sends.recent(log.sends, now);
-        rules
-            .otp_sends
-            .check(
-                &sends,
-                &source.0,
-                now,
-                "Too many codes were requested for this number from this address; try again later.",
-                "Too many codes were requested for this number; try again later.",
-            )
+        let read_version = log.version;
+        let log = log.settled(&rules.otp_sends, now);
+        log.admit(&rules.otp_sends, &source, now)
             .inspect_err(|_| shared::metrics::codes_refused())?;
         let code = auth::new_otp_code();
         let request_id = auth::new_request_id();
@@ -188,27 +181,30 @@ async fn request_otp(
             code_hash: auth::otp_hash(&state.otp_key, &request_id, &phone, &code),
             phone_number: phone.clone(),
             request_id,
+            source,
             expires_at: now + rules.otp_lifetime,
             attempts: 0,
             used: false,
         };
-        sends.push(SourcedEvent {
+        let mut sends = log.sends;
+        sends.push(CodeSend {
             at: now,
-            source: source.0.clone(),
+            source,
+            request_id: request.request_id.clone(),
         });
-        // This address's previous code stops working; another address's stays valid. Sources
-        // without a send in the window are forgotten, so the log stays small.
+        // This network's previous code stops working; another network's stays valid.
         let mut pending = log.pending;
-        let replaced = pending.insert(source.0.clone(), request.request_id.clone());
-        pending.retain(|address, _| sends.iter().any(|send| &send.source == address));
+        let replaced = pending.insert(source, request.request_id.clone());
         let next_log = SendLog {
             sends,
             pending,
-            version: log.version + 1,
+            validated: Default::default(),
+            known: log.known,
+            version: read_version + 1,
         };
         if let Round::Lost = state
             .store
-            .save_otp(&request, replaced.as_deref(), &next_log, log.version)
+            .save_otp(&request, replaced.as_deref(), &next_log, read_version)
             .await
             .or_lost()?
         {
@@ -311,9 +307,10 @@ async fn validate_otp(
         last_seen_at: now,
         expires_at: now + state.authenticator.rules.session_absolute,
     };
+    let known_until = now + state.authenticator.rules.otp_known_for;
     match state
         .store
-        .consume_otp(&phone, &otp.request_id, max, &session)
+        .consume_otp(&otp, max, &session, known_until)
         .await
     {
         Ok(()) => {}

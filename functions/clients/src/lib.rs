@@ -4,8 +4,7 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{FromRef, Query, State};
+use axum::extract::{FromRef, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch};
 use serde::Deserialize;
@@ -13,17 +12,17 @@ use serde::Deserialize;
 use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::error::{ApiError, Problem};
-use shared::extract::{Json, JsonResponse, Paged, PathId};
+use shared::extract::{Json, JsonResponse, Paged, PathId, Query};
 use shared::ids::ClientId;
+use shared::phone::DefaultRegion;
 use shared::phone::MetadataLoad;
-use shared::phone::{self, DefaultRegion};
 use shared::records::Client;
 use shared::runtime::Services;
 use shared::store::access_log::Action;
 use shared::store::{
     ClientChanges, ClientField, ClientPageRequest, ClientStore, Narrow, SessionReader,
 };
-use shared::validate::{self, Validator};
+use shared::wire::{IdCursor, LanguageTag, Name, PageLimit, PhoneText, Text};
 
 /// The largest page a client may ask for.
 pub const MAX_PAGE: usize = 1000;
@@ -75,32 +74,20 @@ pub fn routes(state: ClientsState) -> Router {
 struct ListQuery {
     /// Page size, 1 to 1000; without it the whole list is returned.
     #[param(value_type = Option<u32>, minimum = 1, maximum = 1000)]
-    limit: Option<String>,
+    limit: Option<PageLimit<MAX_PAGE>>,
     /// Where the page starts: after the client with this id (the last of the previous page,
     /// as the `Link` header gives it). Without `limit`, every client after it.
     #[param(value_type = Option<i32>, minimum = 0)]
-    cursor: Option<String>,
+    cursor: Option<IdCursor>,
 }
 
-/// The id the page starts after. Clients are listed by id, so the last id of a page is all a
-/// cursor needs to carry, and any id is a valid place to start.
-fn decode_cursor(cursor: &str) -> Result<i32, String> {
-    validate::id_cursor(cursor, "a client")
-}
-
-fn page_request(query: ListQuery) -> Result<ClientPageRequest, ApiError> {
-    let mut validator = Validator::new();
-    let limit = query
-        .limit
-        .and_then(|limit| validator.check("limit", validate::page_limit(&limit, MAX_PAGE)));
-    let after = query
-        .cursor
-        .and_then(|cursor| validator.check("cursor", decode_cursor(&cursor)));
-    validator.finish()?;
-    Ok(ClientPageRequest {
-        after: after.map(ClientId),
-        limit,
-    })
+/// The page asked for. Clients are listed by id, so the last id of a page is all a cursor
+/// needs to carry, and any id is a valid place to start.
+fn page_request(query: ListQuery) -> ClientPageRequest {
+    ClientPageRequest {
+        after: query.cursor.map(|after| ClientId(after.get())),
+        limit: query.limit.map(PageLimit::get),
+    }
 }
 
 /// List the portal's clients
@@ -121,10 +108,9 @@ async fn list_clients(
     State(state): State<ClientsState>,
     caller: Caller,
     access: AccessNote,
-    query: Result<Query<ListQuery>, QueryRejection>,
+    Query(query): Query<ListQuery>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let request = page_request(query)?;
+    let request = page_request(query);
     let now = state.authenticator.clock.now();
     let page = state
         .clients
@@ -147,74 +133,56 @@ async fn list_clients(
 #[schema(example = json!({"city": "Stockholm", "phone": "070-123 45 67"}))]
 struct ClientPatch {
     /// Cannot be cleared.
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
-    )]
-    name: Option<String>,
+    #[schema(inline)]
+    name: Option<Name<200>>,
     /// Stored in E.164; cannot be cleared.
-    #[schema(format = "phone", max_length = 40)]
-    phone: Option<String>,
+    #[schema(inline)]
+    phone: Option<PhoneText>,
     /// Empty clears it.
-    #[schema(max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
-    city: Option<String>,
+    #[schema(inline)]
+    city: Option<Text<100>>,
     /// Empty clears it.
-    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
-    street: Option<String>,
+    #[schema(inline)]
+    street: Option<Text<200>>,
     /// Empty clears it.
-    #[schema(max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
-    country: Option<String>,
+    #[schema(inline)]
+    country: Option<Text<100>>,
     /// Empty clears it.
-    #[schema(max_length = 20, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
-    zip_code: Option<String>,
+    #[schema(inline)]
+    zip_code: Option<Text<20>>,
     /// A BCP 47 tag (`sv`, `en-GB`), stored in canonical case; cannot be cleared.
-    #[schema(format = "language-tag", max_length = 35)]
-    language: Option<String>,
+    #[schema(inline)]
+    language: Option<LanguageTag>,
 }
 
 impl ClientPatch {
-    /// Validated changes: name, phone and language cannot be cleared; an empty city, street,
-    /// country or zip code clears it.
+    /// The changes: name, phone and language cannot be cleared; an empty city, street,
+    /// country or zip code clears it. Only the phone is still to be read (in the portal's
+    /// region); everything else was parsed with the body.
     fn changes(self, region: DefaultRegion) -> Result<ClientChanges, ApiError> {
-        let mut validator = Validator::new();
         let mut changes = ClientChanges::new();
-        let mut set = |validator: &mut Validator, field: ClientField, result| {
-            if let Some(value) = validator.check(field.attribute(), result) {
-                changes.push((field, value));
-            }
-        };
         if let Some(name) = self.name {
-            set(
-                &mut validator,
-                ClientField::Name,
-                validate::required_text(&name, 200).map(Some),
-            );
+            changes.push((ClientField::Name, Some(name.into_inner())));
         }
         if let Some(phone) = self.phone {
-            set(
-                &mut validator,
-                ClientField::Phone,
-                phone::normalise(&phone, region).map(Some),
-            );
+            let e164 = phone
+                .e164(region)
+                .map_err(|message| ApiError::field("phone", message))?;
+            changes.push((ClientField::Phone, Some(e164)));
         }
-        for (field, value, max) in [
-            (ClientField::City, self.city, 100),
-            (ClientField::Street, self.street, 200),
-            (ClientField::Country, self.country, 100),
-            (ClientField::ZipCode, self.zip_code, 20),
+        for (field, value) in [
+            (ClientField::City, self.city.map(Text::into_option)),
+            (ClientField::Street, self.street.map(Text::into_option)),
+            (ClientField::Country, self.country.map(Text::into_option)),
+            (ClientField::ZipCode, self.zip_code.map(Text::into_option)),
         ] {
             if let Some(value) = value {
-                set(&mut validator, field, validate::text(&value, max));
+                changes.push((field, value));
             }
         }
         if let Some(language) = self.language {
-            set(
-                &mut validator,
-                ClientField::Language,
-                validate::language_tag(&language).map(Some),
-            );
+            changes.push((ClientField::Language, Some(language.into_inner())));
         }
-        validator.finish()?;
         Ok(changes)
     }
 }
@@ -230,6 +198,7 @@ impl ClientPatch {
     responses(
         (status = 200, description = "The updated client.", body = Client),
         (status = 404, description = "No client with this id in the caller's portal.", body = Problem),
+        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
     ),
     security(("bearer" = []))
 )]
@@ -249,18 +218,4 @@ async fn update_client(
         .ok_or(ApiError::NotFound("client"))?;
     access.by_caller(&caller, Action::UpdateClient, [client.id], []);
     Ok(JsonResponse::ok(client))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_cursor_is_a_client_id_from_zero() {
-        assert_eq!(decode_cursor("42"), Ok(42));
-        assert_eq!(decode_cursor("0"), Ok(0));
-        for bad in ["not-a-cursor", "-5", "2147483648", "", "4 2"] {
-            assert!(decode_cursor(bad).is_err(), "{bad}");
-        }
-    }
 }

@@ -17,13 +17,13 @@ use shared::contact_window::{self, WindowError};
 use shared::error::{ApiError, Problem};
 use shared::extract::{Json, JsonResponse, PathId};
 use shared::notify::{SmsSender, SnsSms};
+use shared::phone::DefaultRegion;
 use shared::phone::MetadataLoad;
-use shared::phone::{self, DefaultRegion};
 use shared::records::{ContactDetail, Role};
 use shared::runtime::{Platform, Services};
 use shared::store::access_log::Action;
 use shared::store::{ContactDetailChanges, ContactDetailStore, Narrow, SessionReader};
-use shared::validate::{self, Validator, required};
+use shared::wire::{ClockTime, Email, Name, OrBlank, PhoneText};
 
 /// The OpenAPI description of this function's routes.
 #[derive(utoipa::OpenApi)]
@@ -162,11 +162,11 @@ async fn get_contact_detail(
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContactDetailBody {
-    name: Option<String>,
-    contact_number: Option<String>,
-    contact_email: Option<String>,
-    contact_between_start: Option<String>,
-    contact_between_end: Option<String>,
+    name: Option<Name<200>>,
+    contact_number: Option<OrBlank<PhoneText>>,
+    contact_email: Option<OrBlank<Email>>,
+    contact_between_start: Option<OrBlank<ClockTime>>,
+    contact_between_end: Option<OrBlank<ClockTime>>,
     priority: Option<i64>,
     is_active: Option<bool>,
 }
@@ -186,15 +186,12 @@ impl utoipa::PartialSchema for ContactDetailBody {
             "additionalProperties": false,
             "required": ["name", "priority", "isActive"],
             "properties": {
-                "name": {
-                    "type": "string", "maxLength": 200,
-                    "pattern": shared::openapi::REQUIRED_TEXT,
-                },
+                "name": <Name<200> as utoipa::PartialSchema>::schema(),
                 "contactNumber": {"anyOf": [
-                    {"type": "null"}, empty, {"type": "string", "format": "phone", "maxLength": 40},
+                    {"type": "null"}, empty, <PhoneText as utoipa::PartialSchema>::schema(),
                 ]},
                 "contactEmail": {"anyOf": [
-                    {"type": "null"}, empty, {"type": "string", "format": "email", "maxLength": 254},
+                    {"type": "null"}, empty, <Email as utoipa::PartialSchema>::schema(),
                 ]},
                 "contactBetweenStart": {"anyOf": [{"type": "null"}, {"type": "string"}]},
                 "contactBetweenEnd": {"anyOf": [{"type": "null"}, {"type": "string"}]},
@@ -235,59 +232,45 @@ impl utoipa::ToSchema for ContactDetailBody {}
 
 impl ContactDetailBody {
     fn changes(self, region: DefaultRegion) -> Result<ContactDetailChanges, ApiError> {
-        let mut validator = Validator::new();
-        let name = validator.check(
-            "name",
-            required(self.name).and_then(|name| validate::required_text(&name, 200)),
-        );
-        let optional = |value: Option<String>| value.filter(|v| !v.trim().is_empty());
-        let contact_number = validator.check(
-            "contactNumber",
-            optional(self.contact_number)
-                .map(|number| phone::normalise(&number, region))
-                .transpose(),
-        );
-        let contact_email = validator.check(
-            "contactEmail",
-            optional(self.contact_email)
-                .map(|email| validate::email(&email))
-                .transpose(),
-        );
-        let mut time = |field: &str, value: Option<String>| {
-            let value = optional(value).map(|t| t.trim().to_string());
-            validator.check(
-                field,
-                value
-                    .map(|t| contact_window::parse_time(&t).map(|_| t))
-                    .transpose(),
-            )
-        };
-        let start = time("contactBetweenStart", self.contact_between_start);
-        let end = time("contactBetweenEnd", self.contact_between_end);
-        if let (Some(start), Some(end)) = (&start, &end)
-            && start.is_some() != end.is_some()
-        {
-            validator.check::<()>("contactBetweenEnd", Err(WindowError::HalfOpen.to_string()));
+        let name = self
+            .name
+            .ok_or_else(|| ApiError::field("name", "is required"))?;
+        let contact_number = self
+            .contact_number
+            .and_then(OrBlank::into_option)
+            .map(|number| number.e164(region))
+            .transpose()
+            .map_err(|message| ApiError::field("contactNumber", message))?;
+        let contact_email = self.contact_email.and_then(OrBlank::into_option);
+        let start = self.contact_between_start.and_then(OrBlank::into_option);
+        let end = self.contact_between_end.and_then(OrBlank::into_option);
+        if start.is_some() != end.is_some() {
+            return Err(ApiError::field(
+                "contactBetweenEnd",
+                WindowError::HalfOpen.to_string(),
+            ));
         }
-        let priority = validator.check(
-            "priority",
-            required(self.priority).and_then(|priority| {
+        let priority = self
+            .priority
+            .ok_or_else(|| "is required".to_string())
+            .and_then(|priority| {
                 i32::try_from(priority)
                     .ok()
                     .filter(|p| *p >= 0)
                     .ok_or_else(|| "must be an integer from 0 to 2147483647".to_string())
-            }),
-        );
-        let is_active = validator.check("isActive", required(self.is_active));
-        validator.finish()?;
+            })
+            .map_err(|message| ApiError::field("priority", message))?;
+        let is_active = self
+            .is_active
+            .ok_or_else(|| ApiError::field("isActive", "is required"))?;
         Ok(ContactDetailChanges {
-            name: name.unwrap_or_default(),
-            contact_number: contact_number.flatten(),
-            contact_email: contact_email.flatten(),
-            contact_between_start: start.flatten(),
-            contact_between_end: end.flatten(),
-            priority: priority.unwrap_or_default(),
-            is_active: is_active.unwrap_or_default(),
+            name: name.into_inner(),
+            contact_number,
+            contact_email: contact_email.map(Email::into_inner),
+            contact_between_start: start.map(ClockTime::into_inner),
+            contact_between_end: end.map(ClockTime::into_inner),
+            priority,
+            is_active,
         })
     }
 }

@@ -12,7 +12,7 @@ use shared::phone::{self, DefaultRegion};
 use shared::records::{Client, Timestamp};
 use shared::store::access_log::{Access, Accessor, Action};
 use shared::store::{DueEntry, StoreError};
-use shared::validate::{self, Validator};
+use shared::wire::{RequiredText, Text};
 
 use axum::extract::State;
 use http::HeaderMap;
@@ -52,48 +52,34 @@ pub const ENTRY_AHEAD: TimeDelta = TimeDelta::hours(12);
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({"fromNumber": "+46731110003", "toNumber": "+4687001000", "callId": "conv-7f3a"}))]
 pub struct InboundCall {
-    /// The caller's number, E.164 or national (the portal's region).
-    #[schema(format = "phone", max_length = 40)]
-    pub from_number: String,
+    /// The caller's number, E.164 or national (the portal's region); anything else (a
+    /// withheld caller id: "anonymous", "unknown") is an unknown caller.
+    #[schema(inline)]
+    pub from_number: Text<40>,
     /// The portal's number that was called.
-    #[schema(format = "phone", max_length = 40)]
-    pub to_number: String,
+    #[schema(inline)]
+    pub to_number: Text<40>,
     /// The platform's id of the conversation: the `conversationUuid` its `call.ended` will
     /// carry.
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
-    )]
-    pub call_id: String,
+    #[schema(inline)]
+    pub call_id: RequiredText<200>,
 }
 
 impl InboundCall {
-    /// What the context is looked up by. A `fromNumber` that is no phone number (a withheld
-    /// caller id: "anonymous", "unknown") is an unknown caller, not an error: a 4xx here could
-    /// drop the call of an elderly person. A blank or overlong `callId` is 400.
-    pub fn validated(self, region: DefaultRegion) -> Result<CallerQuery, ApiError> {
-        let mut v = Validator::new();
-        let call_id = v.check(
-            "callId",
-            validate::required_text(&self.call_id, validate::MAX_SHORT_TEXT),
-        );
-        // Text that no platform sends (control characters, kilobytes) is refused; a number
-        // that is merely not one is read as withheld.
-        let from = v.check("fromNumber", validate::text(&self.from_number, MAX_NUMBER));
-        v.check("toNumber", validate::text(&self.to_number, MAX_NUMBER));
-        v.finish()?;
-        Ok(CallerQuery {
-            from_number: from
-                .flatten()
+    /// What the context is looked up by. A `fromNumber` that is no phone number is an unknown
+    /// caller, not an error: a 4xx here could drop the call of an elderly person. Text that no
+    /// platform sends (control characters, kilobytes, a blank `callId`) was refused with the
+    /// body.
+    pub fn query(self, region: DefaultRegion) -> CallerQuery {
+        CallerQuery {
+            from_number: self
+                .from_number
+                .into_option()
                 .and_then(|number| phone::normalise(&number, region).ok()),
-            call_id,
-        })
+            call_id: Some(self.call_id.into_inner()),
+        }
     }
 }
-
-/// The longest number field taken: an E.164 number is at most 16 characters, a national one
-/// with spaces and dashes a few more.
-const MAX_NUMBER: usize = 40;
 
 /// A caller-context request as parsed, from any platform's shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -288,7 +274,7 @@ pub async fn inbound_call(
     JsonBytes(body): JsonBytes,
 ) -> Result<JsonResponse<CallerContext>, ApiError> {
     let portal_id = authenticate(&state, &headers, &body)?;
-    let query = decode_json::<InboundCall>(&body)?.validated(state.region)?;
+    let query = decode_json::<InboundCall>(&body)?.query(state.region);
     let context = context_in_time(&state, PortalId(portal_id), &query).await;
     Ok(JsonResponse::ok(context))
 }

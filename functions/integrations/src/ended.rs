@@ -10,6 +10,7 @@ use shared::ids::{EntryId, PortalId, QuestionnaireId};
 use shared::records::{Client, PhoneCall, TranscriptLine};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{DeliveryState, DueEntry, EntryCompletion, IngestStore, NewCall};
+use shared::wire::Variables;
 
 use crate::{Delivered, IntegrationsState, MIN_CONTACT, repeated, tools};
 
@@ -65,7 +66,7 @@ pub(crate) async fn call_ended(
             dynamic_variables: event
                 .dynamic_variables
                 .as_ref()
-                .map(|variables| serde_json::Value::Object(variables.clone()).to_string()),
+                .map(Variables::to_json_text),
             connected_to: delivery.connected_to.map(|c| c.phone_call_id),
             conversation_uuid: Some(event.conversation_uuid.clone()),
             is_unknown,

@@ -12,6 +12,7 @@ use shared::phone::{self, DefaultRegion};
 use shared::records::TranscriptCategory;
 use shared::store::{Analysis, GivenAnswer};
 use shared::validate::{self, Validator};
+use shared::wire::Variables;
 
 /// Text fields of an event are capped so one delivery cannot bloat an item (400 KB limit).
 const MAX_TEXT: usize = validate::MAX_PROSE;
@@ -124,13 +125,13 @@ pub struct CallEnded {
     /// The platform's id of this delivery; a redelivery carries the same one.
     #[schema(
         max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
     )]
     pub event_id: String,
     /// The platform's id of the conversation (the call's `conversationUuid`).
     #[schema(
         max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
     )]
     pub conversation_uuid: String,
     pub start_date: DateTime<Utc>,
@@ -145,14 +146,14 @@ pub struct CallEnded {
     #[serde(default)]
     #[schema(
         max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
     )]
     pub connected_to_conversation_uuid: Option<String>,
-    /// The variables the call was placed with (`questionnaireClientId` names the questionnaire
-    /// entry a call answers); at most 20,000 characters as JSON text.
+    /// The variables the call was placed with, as string values (`questionnaireClientId`
+    /// names the questionnaire entry a call answers); at most 20,000 characters as JSON text.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
-    pub dynamic_variables: Option<Map<String, Value>>,
+    #[schema(inline)]
+    pub dynamic_variables: Option<Variables>,
     #[serde(default)]
     pub transcript: Vec<IncomingLine>,
     #[serde(default)]
@@ -166,13 +167,13 @@ pub struct IncomingLine {
     #[serde(default)]
     #[schema(
         max_length = 20000,
-        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]*$"
     )]
     pub by: Option<String>,
     #[serde(default)]
     #[schema(
         max_length = 20000,
-        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]*$"
     )]
     pub message: Option<String>,
     pub category: TranscriptCategory,
@@ -198,12 +199,12 @@ pub struct IncomingRequest {
 pub struct CallAnalyzed {
     #[schema(
         max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
     )]
     pub event_id: String,
     #[schema(
         max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
     )]
     pub conversation_uuid: String,
     #[serde(default)]
@@ -260,14 +261,14 @@ pub struct CallFailed {
     /// The platform's id of this delivery; a redelivery carries the same one.
     #[schema(
         max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
     )]
     pub event_id: String,
     /// The conversation, when the platform opened one before the attempt failed.
     #[serde(default)]
     #[schema(
         max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
     )]
     pub conversation_uuid: Option<String>,
     /// The questionnaire entry the attempt was for (the dialler message's
@@ -288,7 +289,7 @@ pub struct CallFailed {
     #[serde(default)]
     #[schema(
         max_length = 2000,
-        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]*$"
     )]
     pub detail: Option<String>,
 }
@@ -367,19 +368,6 @@ impl CallEnded {
             });
             self.connected_to_conversation_uuid = v.check("connectedToConversationUuid", checked);
         }
-        if let Some(variables) = &self.dynamic_variables {
-            let length = Value::Object(variables.clone()).to_string().chars().count();
-            v.check(
-                "dynamicVariables",
-                if length <= MAX_TEXT {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "must be at most {MAX_TEXT} characters as JSON text"
-                    ))
-                },
-            );
-        }
         let length = self.end_date - self.start_date;
         v.check(
             "endDate",
@@ -429,18 +417,13 @@ impl CallEnded {
 
     /// The entry id a questionnaire call carries in its dynamic variables, if any.
     pub fn questionnaire_client_id(&self) -> Option<i32> {
-        let value = self
-            .dynamic_variables
+        self.dynamic_variables
             .as_ref()?
-            .get("questionnaireClientId")?;
-        match value {
-            Value::Number(number) => number.as_i64(),
-            // Platforms often pass variables through as strings.
-            Value::String(text) => text.trim().parse().ok(),
-            _ => None,
-        }
-        .and_then(|id| i32::try_from(id).ok())
-        .filter(|id| *id > 0)
+            .get("questionnaireClientId")?
+            .trim()
+            .parse::<i32>()
+            .ok()
+            .filter(|id| *id > 0)
     }
 
     /// The number of the person on the other end: the caller for an inbound call, the number

@@ -156,6 +156,20 @@ fn lone_one_of(value: &mut Value) {
                     object.entry(key).or_insert(member);
                 }
             }
+            // An optional wire type (`Option<Text<100>>`) comes as `oneOf: [null, string]`;
+            // written as `type: [string, null]` it reads as every other optional field.
+            if let Some(Value::Array(members)) = object.get("oneOf")
+                && let [null, Value::Object(inner)] = members.as_slice()
+                && *null == serde_json::json!({"type": "null"})
+                && let Some(Value::String(kind)) = inner.get("type")
+            {
+                let mut inner = inner.clone();
+                inner.insert("type".into(), serde_json::json!([kind, "null"]));
+                object.remove("oneOf");
+                for (key, member) in inner {
+                    object.entry(key).or_insert(member);
+                }
+            }
             object.values_mut().for_each(lone_one_of);
         }
         Value::Array(items) => items.iter_mut().for_each(lone_one_of),
@@ -172,7 +186,7 @@ fn text_formats(value: &mut Value) {
         Value::Object(object) => {
             let format = match object.get("pattern").and_then(Value::as_str) {
                 Some(shared::openapi::TEXT | shared::openapi::REQUIRED_TEXT) => Some("plain-text"),
-                Some(shared::openapi::PROSE) => Some("prose"),
+                Some(shared::openapi::PROSE | shared::openapi::REQUIRED_PROSE) => Some("prose"),
                 _ => None,
             };
             // A field with a format of its own (`phone`) keeps it.
@@ -383,6 +397,7 @@ mod tests {
             shared::openapi::TEXT,
             shared::openapi::REQUIRED_TEXT,
             shared::openapi::PROSE,
+            shared::openapi::REQUIRED_PROSE,
             shared::openapi::TIME,
             shared::openapi::OTP,
             shared::openapi::SAID,

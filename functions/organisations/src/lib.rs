@@ -29,6 +29,7 @@ use shared::store::access_log::Action;
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{FixLookup, Narrow, OrganisationStore, SessionReader, StoreResult};
 use shared::validate::{self, Validator};
+use shared::wire::{PhoneText, Text};
 
 use crate::rerank::Reranker;
 
@@ -402,9 +403,10 @@ struct FixBody {
     /// A client of any portal of the caller's organisation.
     #[schema(required = true, nullable = false, minimum = 1)]
     client_id: Option<i32>,
-    /// Kept as the client's primary number, in E.164; absent or null leaves it.
-    #[schema(format = "phone", max_length = 40)]
-    primary_number: Option<String>,
+    /// Kept as the client's primary number, in E.164; absent or null leaves it. Read as text
+    /// and parsed by the handler, so that a bad number is named beside missing ids.
+    #[schema(value_type = Option<PhoneText>, inline)]
+    primary_number: Option<Text<40>>,
 }
 
 /// Link an unknown call to a client
@@ -419,6 +421,7 @@ struct FixBody {
         (status = 403, description = "`primaryNumber` was given for a client of another portal of the organisation; nothing was written.", body = Problem),
         (status = 404, description = "No such call in the caller's portal, or no such live client in the caller's organisation.", body = Problem),
         (status = 409, description = "The call has more client requests than one transaction can move.", body = Problem),
+        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
     ),
     security(("bearer" = []))
 )]
@@ -428,11 +431,13 @@ async fn fix_unknown_client(
     access: AccessNote,
     Json(body): Json<FixBody>,
 ) -> Result<JsonResponse<PhoneCall>, ApiError> {
+    // Every field's problem in one answer, as the interface's other bodies give them.
     let mut validator = Validator::new();
     let call_id = validator.check("phoneCallId", validate::id(body.phone_call_id));
     let client_id = validator.check("clientId", validate::id(body.client_id));
     let primary_number = body.primary_number.and_then(|number| {
-        validator.check("primaryNumber", phone::normalise(&number, state.region))
+        let number = PhoneText::parse(number.as_str()).and_then(|n| n.e164(state.region));
+        validator.check("primaryNumber", number)
     });
     validator.finish()?;
     let (call_id, client_id) = call_id

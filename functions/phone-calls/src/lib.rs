@@ -72,6 +72,7 @@ pub fn routes(state: PhoneCallsState) -> Router {
                 (Vec<PhoneCall> = "text/plain"),
             )),
         (status = 404, description = "No call with this id in the caller's portal.", body = Problem),
+        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
         (status = 406, description = "`Accept` allows none of application/json, text/json, text/plain.", body = Problem),
     ),
     security(("bearer" = []))
@@ -117,6 +118,7 @@ async fn get_call(
                 (Vec<ClientRequest> = "text/plain"),
             )),
         (status = 404, description = "No call with this id in the caller's portal.", body = Problem),
+        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
         (status = 406, description = "`Accept` allows none of application/json, text/json, text/plain.", body = Problem),
     ),
     security(("bearer" = []))

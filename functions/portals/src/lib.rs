@@ -13,11 +13,12 @@ use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{self, Authenticator, Caller};
 use shared::domain::{SourcedBudget, SourcedEvent};
 use shared::error::{ApiError, Problem};
-use shared::extract::{Json, JsonResponse, PathId, SourceAddress};
+use shared::extract::{Json, JsonResponse, PathId};
 use shared::ids::PortalId;
 use shared::national_id;
 use shared::records::Portal;
 use shared::runtime::{Platform, Services};
+use shared::source::SourceNetwork;
 use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{ImportGuard, Imported, Narrow, PortalStore, SessionReader};
@@ -31,9 +32,9 @@ pub const MAX_IMPORT_IDS: usize = 1000;
 #[openapi(paths(get_portal, import_clients))]
 pub struct ApiDoc;
 
-/// Failed import attempts allowed within 15 minutes: 10 from one source address (a stranger
-/// locks out only their own address), 100 from all addresses together (what stops an attack
-/// spread over many addresses); then 429.
+/// Failed import attempts allowed within 15 minutes: 10 from one source network, an IPv4
+/// address or an IPv6 /64 (a stranger locks out only their own network), 100 from all networks
+/// together (what stops an attack spread over many networks); then 429.
 pub const IMPORT_FAILURES: SourcedBudget = SourcedBudget {
     per_source: 10,
     total: 100,
@@ -174,12 +175,12 @@ pub struct ImportResult {
     responses(
         (status = 200, description = "Each national id, normalised, as created, already a client, or invalid.", body = ImportResult),
         (status = 401, description = "The secret is wrong or the portal does not exist (one answer for both).", body = Problem),
-        (status = 429, description = "Ten failed attempts from this address for this portal in 15 minutes, or a hundred from all addresses.", body = Problem),
+        (status = 429, description = "Ten failed attempts from this network (an IPv4 address or an IPv6 /64) for this portal in 15 minutes, or a hundred from all networks.", body = Problem),
     )
 )]
 async fn import_clients(
     State(state): State<PortalsState>,
-    source: SourceAddress,
+    source: SourceNetwork,
     access: AccessNote,
     Json(request): Json<ImportRequest, IMPORT_BODY_LIMIT>,
 ) -> Result<JsonResponse<ImportResult>, ApiError> {
@@ -255,15 +256,15 @@ async fn import_clients(
     Ok(JsonResponse::ok(result))
 }
 
-/// Checks the locks (the caller's address, then the portal), then the secret; a failure is
-/// recorded with its address before the 401 goes out. A secret that is not even shaped like
+/// Checks the locks (the caller's network, then the portal), then the secret; a failure is
+/// recorded with its network before the 401 goes out. A secret that is not even shaped like
 /// one gets the same 401 without a read or a count: it cannot match, and a misconfigured sender
 /// should not lock the portal out.
 async fn authorise(
     state: &PortalsState,
     portal_id: i32,
     secret: &str,
-    source: &SourceAddress,
+    source: &SourceNetwork,
 ) -> Result<(), ApiError> {
     if !auth::is_secret_shaped(secret) {
         tracing::warn!(
@@ -283,9 +284,9 @@ async fn authorise(
         let mut failures = rules.recent(context.guard.failures, now);
         rules.check(
             &failures,
-            &source.0,
+            source,
             now,
-            "Too many failed import attempts from this address for this portal; retry later.",
+            "Too many failed import attempts from this network for this portal; retry later.",
             "Too many failed import attempts for this portal; retry later.",
         )?;
         // The comparison runs whether or not the portal exists, so timing tells nothing.
@@ -295,7 +296,7 @@ async fn authorise(
         }
         failures.push(SourcedEvent {
             at: now,
-            source: source.0.clone(),
+            source: *source,
         });
         let guard = ImportGuard {
             failures,

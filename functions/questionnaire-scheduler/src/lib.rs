@@ -9,6 +9,7 @@
 
 mod chain_test;
 mod config;
+mod unusual;
 
 pub use chain_test::{ChainTest, ChainTestResult, parse_chain_tests};
 pub use config::{SchedulerConfig, parse_calling_hours};
@@ -35,6 +36,7 @@ use shared::runtime::{Platform, Services};
 use shared::store::access_log::Accessor;
 use shared::store::{
     CallTargets, Claim, DueEntry, EscalationStore, Narrow, SchedulerStore, StoreError, StoreResult,
+    UnusualReadingStore,
 };
 
 /// Entries read, claimed and sent together: their clients and (up to four) questionnaires fit
@@ -92,6 +94,8 @@ pub struct PassReport {
     pub alert_steps: usize,
     pub notifications_sent: usize,
     pub notifications_failed: usize,
+    /// `unusual_access` alerts opened for accounts that read more clients than the threshold.
+    pub unusual_access_alerts: usize,
     /// The alarm-chain tests this pass ran.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub chain_tests: Vec<ChainTestResult>,
@@ -133,6 +137,7 @@ enum Outcome {
 pub struct Scheduler {
     pub store: Arc<dyn SchedulerStore>,
     pub alerts: Arc<dyn EscalationStore>,
+    pub readings: Arc<dyn UnusualReadingStore>,
     pub dialler: Arc<dyn Dialler>,
     pub escalator: Escalator,
     /// Where the alarm-chain tests' results go.
@@ -150,11 +155,15 @@ impl Scheduler {
         config: SchedulerConfig,
     ) -> Self
     where
-        S: ?Sized + Narrow<dyn SchedulerStore> + Narrow<dyn EscalationStore>,
+        S: ?Sized
+            + Narrow<dyn SchedulerStore>
+            + Narrow<dyn EscalationStore>
+            + Narrow<dyn UnusualReadingStore>,
     {
         Self {
             store: services.store(),
             alerts: services.store(),
+            readings: services.store(),
             dialler,
             escalator: Escalator {
                 zone: config.time_zone.clone(),
@@ -255,6 +264,8 @@ impl Scheduler {
         }
         self.escalate(now, &mut report).await?;
         self.test_alarm_chains(now, &mut report).await;
+        self.raise_unusual_access(now, &mut report).await;
+        shared::metrics::alerts_opened(report.unusual_access_alerts);
         let unnotified = self.unnotified_alerts(now).await;
         shared::metrics::entries_due(report.due);
         shared::metrics::alerts_opened(report.alerts_raised);
@@ -270,6 +281,7 @@ impl Scheduler {
             failed = report.failed,
             deferred = report.deferred,
             alerts_raised = report.alerts_raised,
+            unusual_access_alerts = report.unusual_access_alerts,
             alert_steps = report.alert_steps,
             notifications_sent = report.notifications_sent,
             notifications_failed = report.notifications_failed,

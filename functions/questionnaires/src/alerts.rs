@@ -2,8 +2,7 @@
 //! client, calls whose triage found an emergency or a concern), one alert with its attempts or
 //! the caller's words and whom the service notified, and acknowledging one with its outcome.
 
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
@@ -11,12 +10,14 @@ use shared::audit::AccessNote;
 use shared::auth::Caller;
 use shared::domain::{AckOutcome, Alert, AlertReason, AlertStatus};
 use shared::error::{ApiError, Problem};
-use shared::extract::{Json, JsonResponse, Paged, PathId};
+use shared::extract::{Json, JsonResponse, Paged, PathId, Query};
 use shared::ids::AlertId;
+use shared::records::Role;
 use shared::store::access_log::Action;
 use shared::store::optimistic::{ROUNDS, Rounds};
 use shared::store::{AlertFilter, StoredAlert};
-use shared::validate::{self, Validator, required};
+use shared::validate;
+use shared::wire::{IdCursor, PageLimit, RequiredProse};
 
 use crate::QuestionnairesState;
 
@@ -62,75 +63,26 @@ fn reason_name(reason: AlertReason) -> &'static str {
         AlertReason::Urgent => "urgent",
         AlertReason::Concern => "concern",
         AlertReason::Test => "test",
+        AlertReason::UnusualAccess => "unusual_access",
     }
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct AlertQuery {
     /// `open` or `acknowledged`; without it, both.
-    #[param(value_type = Option<AlertStatus>)]
-    status: Option<String>,
-    /// `urgent`, `concern`, `exhausted`, `invalid_number` or `test` (the daily alarm-chain
-    /// tests); without it, every reason but `test`.
-    #[param(value_type = Option<AlertReason>)]
-    reason: Option<String>,
+    status: Option<AlertStatus>,
+    /// `urgent`, `concern`, `exhausted`, `invalid_number`, `unusual_access` (admins only) or
+    /// `test` (the daily alarm-chain tests); without it, every reason but `test`.
+    reason: Option<AlertReason>,
     /// Page size, 1 to 1000; without it the whole list is returned.
     #[param(value_type = Option<u32>, minimum = 1, maximum = 1000)]
-    limit: Option<String>,
+    limit: Option<PageLimit<MAX_PAGE>>,
     /// Where the page starts: after the alert with this id (the last of the previous page, as
     /// the `Link` header gives it).
     #[param(value_type = Option<i32>, minimum = 0)]
-    cursor: Option<String>,
-}
-
-struct AlertPageRequest {
-    filter: AlertFilter,
-    limit: Option<usize>,
-    after: Option<AlertId>,
-}
-
-fn page_request(query: AlertQuery) -> Result<AlertPageRequest, ApiError> {
-    let mut validator = Validator::new();
-    let status = query.status.and_then(|status| {
-        validator.check(
-            "status",
-            match status.as_str() {
-                "open" => Ok(AlertStatus::Open),
-                "acknowledged" => Ok(AlertStatus::Acknowledged),
-                _ => Err("must be open or acknowledged".to_string()),
-            },
-        )
-    });
-    let reason = query.reason.and_then(|reason| {
-        validator.check(
-            "reason",
-            [
-                AlertReason::Urgent,
-                AlertReason::Concern,
-                AlertReason::Exhausted,
-                AlertReason::InvalidNumber,
-                AlertReason::Test,
-            ]
-            .into_iter()
-            .find(|known| reason_name(*known) == reason)
-            .ok_or_else(|| {
-                "must be urgent, concern, exhausted, invalid_number or test".to_string()
-            }),
-        )
-    });
-    let limit = query
-        .limit
-        .and_then(|limit| validator.check("limit", validate::page_limit(&limit, MAX_PAGE)));
-    let after = query
-        .cursor
-        .and_then(|cursor| validator.check("cursor", validate::id_cursor(&cursor, "an alert")));
-    validator.finish()?;
-    Ok(AlertPageRequest {
-        filter: AlertFilter { status, reason },
-        limit,
-        after: after.map(AlertId),
-    })
+    cursor: Option<IdCursor>,
 }
 
 /// List the portal's alerts
@@ -154,17 +106,21 @@ pub(crate) async fn list_alerts(
     State(state): State<QuestionnairesState>,
     caller: Caller,
     access: AccessNote,
-    query: Result<Query<AlertQuery>, QueryRejection>,
+    Query(query): Query<AlertQuery>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let request = page_request(query)?;
+    let filter = AlertFilter {
+        status: query.status,
+        reason: query.reason,
+        admin: caller.role == Role::Admin,
+    };
+    let limit = query.limit.map(PageLimit::get);
     let page = state
         .alerts
         .alerts(
             caller.portal_id,
-            request.filter,
-            request.after,
-            request.limit,
+            filter,
+            query.cursor.map(|after| AlertId(after.get())),
+            limit,
         )
         .await?;
     access.by_caller(
@@ -177,24 +133,21 @@ pub(crate) async fn list_alerts(
     let filters: Vec<(&str, String)> = [
         (
             "status",
-            request.filter.status.map(|status| match status {
+            filter.status.map(|status| match status {
                 AlertStatus::Open => "open".to_string(),
                 AlertStatus::Acknowledged => "acknowledged".to_string(),
             }),
         ),
         (
             "reason",
-            request
-                .filter
-                .reason
-                .map(|reason| reason_name(reason).to_string()),
+            filter.reason.map(|reason| reason_name(reason).to_string()),
         ),
     ]
     .into_iter()
     .filter_map(|(name, value)| value.map(|value| (name, value)))
     .collect();
     let next = page.next.map(|after| after.to_string());
-    Ok(Paged::new(alerts, "/alerts", request.limit, next, &filters).into_response())
+    Ok(Paged::new(alerts, "/alerts", limit, next, &filters).into_response())
 }
 
 /// One alert
@@ -208,6 +161,7 @@ pub(crate) async fn list_alerts(
     responses(
         (status = 200, description = "The alert.", body = AlertView),
         (status = 404, description = "No such alert in the caller's portal.", body = Problem),
+        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
     ),
     security(("bearer" = []))
 )]
@@ -217,11 +171,7 @@ pub(crate) async fn get_alert(
     access: AccessNote,
     PathId(id): PathId,
 ) -> Result<JsonResponse<AlertView>, ApiError> {
-    let stored = state
-        .alerts
-        .alert(caller.portal_id, AlertId(id))
-        .await?
-        .ok_or(ApiError::NotFound("alert"))?;
+    let stored = visible_alert(&state, &caller, id).await?;
     access.by_caller(
         &caller,
         Action::ReadAlert,
@@ -231,34 +181,32 @@ pub(crate) async fn get_alert(
     Ok(JsonResponse::ok(stored.into()))
 }
 
+/// The caller's portal's alert `id`, if the caller may see it: an alert about an account is
+/// its admins' only, and answers staff as a missing one.
+async fn visible_alert(
+    state: &QuestionnairesState,
+    caller: &Caller,
+    id: i32,
+) -> Result<StoredAlert, ApiError> {
+    state
+        .alerts
+        .alert(caller.portal_id, AlertId(id))
+        .await?
+        .filter(|stored| caller.role == Role::Admin || !stored.alert.is_for_admins())
+        .ok_or(ApiError::NotFound("alert"))
+}
+
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({"note": "Called her daughter; Greta is fine, her phone was off.", "outcome": "already_handled"}))]
 pub(crate) struct AcknowledgeBody {
     /// What was done about the alert: kept with it, as care records ask. For a `false_alarm`,
     /// why it was one.
-    #[schema(
-        required = true,
-        nullable = false,
-        min_length = 1,
-        max_length = 2000,
-        format = "prose"
-    )]
-    note: Option<String>,
+    #[schema(inline, required = true, nullable = false)]
+    note: Option<RequiredProse<{ MAX_NOTE }>>,
     /// What was found: `helped`, `already_handled` or `false_alarm`. Required for an `urgent`
     /// alert, optional for the others.
-    #[schema(value_type = Option<AckOutcome>)]
-    outcome: Option<String>,
-}
-
-/// The acknowledgement's outcome as sent, if it is one of the three.
-fn outcome(text: &str) -> Result<AckOutcome, String> {
-    match text {
-        "helped" => Ok(AckOutcome::Helped),
-        "already_handled" => Ok(AckOutcome::AlreadyHandled),
-        "false_alarm" => Ok(AckOutcome::FalseAlarm),
-        _ => Err("must be helped, already_handled or false_alarm".into()),
-    }
+    outcome: Option<AckOutcome>,
 }
 
 /// Acknowledge an alert
@@ -274,6 +222,7 @@ fn outcome(text: &str) -> Result<AckOutcome, String> {
         (status = 200, description = "The acknowledged alert.", body = AlertView),
         (status = 400, description = "The note is missing, blank, too long or holds control characters, or the outcome is unknown, or missing for an urgent alert.", body = Problem),
         (status = 404, description = "No such alert in the caller's portal.", body = Problem),
+        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
         (status = 409, description = "The alert was acknowledged already.", body = Problem),
     ),
     security(("bearer" = []))
@@ -285,42 +234,26 @@ pub(crate) async fn acknowledge_alert(
     PathId(id): PathId,
     Json(body): Json<AcknowledgeBody>,
 ) -> Result<JsonResponse<AlertView>, ApiError> {
-    let mut validator = Validator::new();
-    let note = validator.check(
-        "note",
-        required(body.note).and_then(|note| {
-            validate::prose(&note, MAX_NOTE)?.ok_or_else(|| "must not be blank".to_string())
-        }),
-    );
-    let outcome = body
-        .outcome
-        .and_then(|text| validator.check("outcome", outcome(&text)));
-    validator.finish()?;
+    let note = validate::required(body.note)
+        .map(|note| Some(note.into_inner()))
+        .map_err(|message| ApiError::field("note", message))?;
+    let outcome = body.outcome;
     let now = state.authenticator.clock.now();
     // A step the scheduler writes meanwhile changes the version: read again and decide again.
     let mut rounds = Rounds::new(ROUNDS, "the alert");
     loop {
         rounds.start().await?;
-        let stored = state
-            .alerts
-            .alert(caller.portal_id, AlertId(id))
-            .await?
-            .ok_or(ApiError::NotFound("alert"))?;
+        let stored = visible_alert(&state, &caller, id).await?;
         if stored.alert.status == AlertStatus::Acknowledged {
             return Err(ApiError::Conflict(format!(
                 "Alert {id} was acknowledged already."
             )));
         }
         if stored.alert.reason == AlertReason::Urgent && outcome.is_none() {
-            let mut validator = Validator::new();
-            validator.check::<()>(
+            return Err(ApiError::field(
                 "outcome",
-                Err(
-                    "is required for an urgent alert: helped, already_handled or false_alarm"
-                        .into(),
-                ),
-            );
-            validator.finish()?;
+                "is required for an urgent alert: helped, already_handled or false_alarm",
+            ));
         }
         let acknowledged =
             stored

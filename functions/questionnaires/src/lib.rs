@@ -30,6 +30,7 @@ use shared::store::{
     SessionReader, StartOutcome,
 };
 use shared::validate::{self, Validator, required};
+use shared::wire::{Instant, Metadata, RequiredText};
 
 const ONLY_ADMINS: &str =
     "Only an admin of the organisation that owns a questionnaire may add questions to it.";
@@ -173,66 +174,42 @@ struct QuestionBody {
     /// 1-based; at most one past the last question (a later position is 409).
     #[schema(required = true, nullable = false, minimum = 1)]
     position: Option<i32>,
-    #[schema(
-        required = true,
-        nullable = false,
-        max_length = 1000,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
-    )]
-    prompt: Option<String>,
+    #[schema(required = true, nullable = false, inline)]
+    prompt: Option<RequiredText<1000>>,
     /// The kind of answer the question expects (`yesno`, `text`, `scale`, ...).
     #[serde(rename = "type")]
-    #[schema(
-        required = true,
-        nullable = false,
-        max_length = 50,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
-    )]
-    kind: Option<String>,
-    /// Free text for the voice agent (choices, scale bounds), often JSON.
-    #[schema(max_length = 10000)]
-    metadata: Option<String>,
+    #[schema(required = true, nullable = false, inline)]
+    kind: Option<RequiredText<50>>,
+    /// Free text for the voice agent (choices, scale bounds), often JSON; when it is JSON,
+    /// its strings are prose too.
+    #[schema(inline)]
+    metadata: Option<Metadata<10_000>>,
 }
 
 impl QuestionBody {
     fn question(self) -> Result<NewQuestion, ApiError> {
-        let mut validator = Validator::new();
-        let position = validator.check(
-            "position",
-            required(self.position).and_then(|p| {
+        let position = self
+            .position
+            .ok_or_else(|| "is required".to_string())
+            .and_then(|p| {
                 if p >= 1 {
                     Ok(p)
                 } else {
                     Err("must be 1 or more".to_string())
                 }
-            }),
-        );
-        let prompt = validator.check(
-            "prompt",
-            required(self.prompt).and_then(|p| validate::required_text(&p, 1000)),
-        );
-        let kind = validator.check(
-            "type",
-            required(self.kind).and_then(|k| validate::required_text(&k, 50)),
-        );
-        let metadata = validator.check(
-            "metadata",
-            self.metadata
-                .map(|m| {
-                    if m.chars().count() > 10_000 {
-                        Err("must be at most 10000 characters".to_string())
-                    } else {
-                        Ok(m)
-                    }
-                })
-                .transpose(),
-        );
-        validator.finish()?;
+            })
+            .map_err(|message| ApiError::field("position", message))?;
+        let prompt = self
+            .prompt
+            .ok_or_else(|| ApiError::field("prompt", "is required"))?;
+        let kind = self
+            .kind
+            .ok_or_else(|| ApiError::field("type", "is required"))?;
         Ok(NewQuestion {
-            position: position.unwrap_or(1),
-            kind: kind.unwrap_or_default(),
-            prompt: prompt.unwrap_or_default(),
-            metadata: metadata.flatten(),
+            position,
+            kind: kind.into_inner(),
+            prompt: prompt.into_inner(),
+            metadata: self.metadata.map(Metadata::into_inner),
         })
     }
 }
@@ -305,7 +282,7 @@ async fn add_question(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({
-    "clientId": 1, "startDate": "2026-11-23T09:00:00Z",
+    "clientId": 1, "startDate": "2027-06-01T09:00:00Z",
     "interval": 2, "retries": 3, "intervalBackOffMultiplier": 1.5
 }))]
 struct StartBody {
@@ -317,7 +294,7 @@ struct StartBody {
     questionnaire_id: Option<i32>,
     /// The first try.
     #[schema(required = true, nullable = false, value_type = Option<String>, format = DateTime)]
-    start_date: Option<Timestamp>,
+    start_date: Option<Instant>,
     /// Days between tries, before back-off.
     #[schema(required = true, nullable = false, minimum = 0, maximum = 365)]
     interval: Option<i32>,
@@ -369,9 +346,35 @@ fn in_range<T: PartialOrd + std::fmt::Display + Copy>(
     }
 }
 
+/// How far in the past a first try may be: a batch prepared last week still starts, at once.
+pub const START_AT_MOST_AGO: chrono::Duration = chrono::Duration::days(7);
+
+/// How far ahead a first try may be: a yearly check-up planned well ahead, not a typo's
+/// year 20260.
+pub const START_AT_MOST_AHEAD: chrono::Duration = chrono::Duration::days(3 * 365);
+
+/// `startDate` inside the window around `now`.
+fn start_in_window(start: Option<Instant>, now: Timestamp) -> Result<Timestamp, String> {
+    let start = required(start)?.get();
+    let (earliest, latest) = (now - START_AT_MOST_AGO, now + START_AT_MOST_AHEAD);
+    if start < earliest || start > latest {
+        let write = |t: Timestamp| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        return Err(format!(
+            "must be from {} to {} (at most 7 days ago and 3 years ahead)",
+            write(earliest),
+            write(latest)
+        ));
+    }
+    Ok(start)
+}
+
 /// Checks the whole batch before anything is written; every failing field is reported with
 /// its index (`[2].retries`).
-fn new_entries(questionnaire_id: i32, body: Vec<StartBody>) -> Result<Vec<NewEntry>, ApiError> {
+fn new_entries(
+    questionnaire_id: i32,
+    body: Vec<StartBody>,
+    now: Timestamp,
+) -> Result<Vec<NewEntry>, ApiError> {
     if body.is_empty() || body.len() > MAX_START_ENTRIES {
         return Err(ApiError::field(
             "$",
@@ -397,7 +400,8 @@ fn new_entries(questionnaire_id: i32, body: Vec<StartBody>) -> Result<Vec<NewEnt
                 Some(_) => Err(format!("must be {questionnaire_id} (the path's) or 0")),
             },
         );
-        let start_date = validator.check(&field("startDate"), required(start.start_date));
+        let start_date =
+            validator.check(&field("startDate"), start_in_window(start.start_date, now));
         let interval = validator.check(&field("interval"), in_range(start.interval, 0, 365));
         let retries = validator.check(&field("retries"), in_range(start.retries, 1, 10));
         let multiplier = validator.check(
@@ -456,8 +460,8 @@ async fn start_for_clients(
     PathId(id): PathId,
     Json(StartBatch(body)): Json<StartBatch>,
 ) -> Result<JsonResponse<StartResult>, ApiError> {
-    let entries = new_entries(id, body)?;
     let now = state.authenticator.clock.now();
+    let entries = new_entries(id, body, now)?;
     match state
         .questionnaires
         .start_entries(

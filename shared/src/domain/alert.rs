@@ -53,6 +53,10 @@ pub enum AlertReason {
     /// the test names, acknowledged by the scheduler at once. Listed only when asked for
     /// (`reason=test`), never among real alerts.
     Test,
+    /// An account opened more distinct clients in a period than the portal's staff do
+    /// (`UnusualReadingClients` in `UnusualReadingMinutes`): shown to the portal's admins
+    /// only, never messaged to a contact.
+    UnusualAccess,
 }
 
 impl AlertReason {
@@ -82,6 +86,9 @@ pub enum EscalationState {
     AllNotified,
     /// Acknowledged: nobody more is notified.
     Stopped,
+    /// Shown in the portal to its admins and messaged to nobody (an `unusual_access` alert):
+    /// it concerns an account, not a client's safety.
+    PortalOnly,
 }
 
 /// Whether a message went to one contact in turn, or to every contact at once at the end.
@@ -134,6 +141,9 @@ pub struct Alert {
     /// The number the call was with, for the SMS of an urgent alert.
     #[serde(default)]
     pub client_number: Option<String>,
+    /// The account whose reading raised it (`unusual_access` alerts only).
+    #[serde(default)]
+    pub account_id: Option<i32>,
     pub reason: AlertReason,
     /// What the triage found (`urgent` and `concern` alerts only).
     #[serde(default)]
@@ -197,6 +207,7 @@ impl Alert {
             questionnaire_client_id: None,
             phone_call_id: None,
             client_number: None,
+            account_id: None,
             reason,
             category: None,
             words: None,
@@ -222,6 +233,23 @@ impl Alert {
         }
     }
 
+    /// The alert of an account that opened `clients` distinct clients in the period that
+    /// started at `period_start`: no client, nobody to message, open until an admin
+    /// acknowledges it.
+    pub fn unusual_access(portal_id: i32, account_id: i32, at: Timestamp) -> Self {
+        Self {
+            account_id: Some(account_id),
+            escalation: EscalationState::PortalOnly,
+            next_step_at: None,
+            ..Self::opened(portal_id, 0, AlertReason::UnusualAccess, at)
+        }
+    }
+
+    /// Whether only the portal's admins may see and acknowledge it.
+    pub fn is_for_admins(&self) -> bool {
+        self.reason == AlertReason::UnusualAccess
+    }
+
     /// Whether the scheduler still has something to do with it at `now`.
     pub fn is_due(&self, now: Timestamp) -> bool {
         self.status == AlertStatus::Open && self.next_step_at.is_some_and(|at| at <= now)
@@ -239,6 +267,7 @@ impl Alert {
         // hours), not for want of anyone to tell.
         self.status == AlertStatus::Open
             && self.escalation != EscalationState::WaitingForWindow
+            && self.escalation != EscalationState::PortalOnly
             && self.created_at + allowed <= now
             && !self
                 .notifications
@@ -299,6 +328,13 @@ impl Alert {
             ),
             AlertReason::InvalidNumber => {
                 "could not be called: the phone number does not exist".to_string()
+            }
+            // Never escalated; the SMS says no more than the alert's id.
+            AlertReason::UnusualAccess => {
+                return format!(
+                    "Alert {} needs an admin's attention in the portal.",
+                    self.id
+                );
             }
         };
         format!(

@@ -1,22 +1,23 @@
 //! Budgets a stranger cannot spend for somebody else: events (a login code sent, a failed
-//! import secret) counted per source address in a sliding window, under a cap for all
-//! addresses together.
+//! import secret) counted per source network in a sliding window, under a cap for all
+//! networks together.
 
 use chrono::TimeDelta;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
 use crate::records::Timestamp;
+use crate::source::SourceNetwork;
 
 /// Something a request from `source` caused at `at`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SourcedEvent {
     pub at: Timestamp,
-    pub source: String,
+    pub source: SourceNetwork,
 }
 
-/// At most `per_source` events from one address and `total` from all addresses within
+/// At most `per_source` events from one network and `total` from all networks within
 /// `window`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SourcedBudget {
@@ -46,19 +47,40 @@ impl SourcedBudget {
     pub fn check(
         &self,
         recent: &[SourcedEvent],
-        source: &str,
+        source: &SourceNetwork,
         now: Timestamp,
         per_source_detail: &str,
         total_detail: &str,
     ) -> Result<(), ApiError> {
+        self.check_source(recent, source, now, per_source_detail)?;
+        self.check_total(recent, now, total_detail)
+    }
+
+    /// The per-network half of `check` alone.
+    pub fn check_source(
+        &self,
+        recent: &[SourcedEvent],
+        source: &SourceNetwork,
+        now: Timestamp,
+        detail: &str,
+    ) -> Result<(), ApiError> {
         let from_source: Vec<Timestamp> = recent
             .iter()
-            .filter(|event| event.source == source)
+            .filter(|event| &event.source == source)
             .map(|event| event.at)
             .collect();
-        self.within(&from_source, self.per_source, now, per_source_detail)?;
+        self.within(&from_source, self.per_source, now, detail)
+    }
+
+    /// The all-networks half of `check` alone.
+    pub fn check_total(
+        &self,
+        recent: &[SourcedEvent],
+        now: Timestamp,
+        detail: &str,
+    ) -> Result<(), ApiError> {
         let all: Vec<Timestamp> = recent.iter().map(|event| event.at).collect();
-        self.within(&all, self.total, now, total_detail)
+        self.within(&all, self.total, now, detail)
     }
 
     fn within(
@@ -93,8 +115,17 @@ mod tests {
     fn event(now: Timestamp, minutes_ago: i64, source: &str) -> SourcedEvent {
         SourcedEvent {
             at: now - TimeDelta::minutes(minutes_ago),
-            source: source.into(),
+            source: network(source),
         }
+    }
+
+    fn network(last: &str) -> SourceNetwork {
+        let address = if last.contains('.') {
+            last.to_string()
+        } else {
+            format!("192.0.2.{}", last.as_bytes()[0])
+        };
+        SourceNetwork::of(address.parse().unwrap())
     }
 
     #[test]
@@ -109,14 +140,18 @@ mod tests {
     fn a_busy_address_is_refused_before_the_cap_for_all() {
         let now: Timestamp = "2026-11-20T12:00:00Z".parse().unwrap();
         let recent = [event(now, 10, "a"), event(now, 5, "a")];
-        let refused = BUDGET.check(&recent, "a", now, "address", "all");
+        let refused = BUDGET.check(&recent, &network("a"), now, "address", "all");
         assert!(matches!(
             refused,
             Err(ApiError::TooManyRequests { ref detail, retry_after_secs: 300 }) if detail == "address"
         ));
-        assert!(BUDGET.check(&recent, "b", now, "address", "all").is_ok());
+        assert!(
+            BUDGET
+                .check(&recent, &network("b"), now, "address", "all")
+                .is_ok()
+        );
         let recent = [event(now, 10, "a"), event(now, 5, "b"), event(now, 1, "c")];
-        let capped = BUDGET.check(&recent, "d", now, "address", "all");
+        let capped = BUDGET.check(&recent, &network("d"), now, "address", "all");
         assert!(matches!(
             capped,
             Err(ApiError::TooManyRequests { ref detail, .. }) if detail == "all"

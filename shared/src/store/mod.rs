@@ -18,13 +18,14 @@ pub mod organisations;
 pub mod phone_calls;
 pub mod portals;
 pub mod questionnaires;
+pub mod reading;
 pub mod scheduler;
 pub mod schema;
 pub mod seed;
 
 pub use access_log::{AccessLogReader, AccessLogWriter};
 pub use alerts::{AlertFilter, AlertPage, AlertStore, EscalationStore, StoredAlert};
-pub use auth::{AuthStore, OtpRequest, SendLog, Session, SessionReader, StaffAccount};
+pub use auth::{AuthStore, CodeSend, OtpRequest, SendLog, Session, SessionReader, StaffAccount};
 pub use clients::{ClientChanges, ClientField, ClientPage, ClientPageRequest, ClientStore};
 pub use contact_details::{ContactDetailChanges, ContactDetailStore, ContactDetailUpdate};
 pub use ingest::{
@@ -39,6 +40,7 @@ pub use portals::{ImportContext, ImportGuard, Imported, PortalStore};
 pub use questionnaires::{
     AddQuestionOutcome, NewEntry, NewQuestion, Owner, QuestionnaireStore, StartOutcome,
 };
+pub use reading::{ReadingWatch, UnusualReadingStore};
 pub use scheduler::{CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore};
 pub use seed::SeedWriter;
 
@@ -58,6 +60,8 @@ pub trait Store:
     + OrganisationStore
     + IngestStore
     + LiveCallStore
+    + ReadingWatch
+    + UnusualReadingStore
     + SeedWriter
 {
 }
@@ -76,6 +80,8 @@ impl<T> Store for T where
         + OrganisationStore
         + IngestStore
         + LiveCallStore
+        + ReadingWatch
+        + UnusualReadingStore
         + SeedWriter
 {
 }
@@ -120,6 +126,8 @@ narrowing!(
     OrganisationStore,
     IngestStore,
     LiveCallStore,
+    ReadingWatch,
+    UnusualReadingStore,
     SeedWriter,
 );
 

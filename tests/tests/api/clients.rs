@@ -173,7 +173,8 @@ async fn a_patch_sets_the_given_fields_and_leaves_absent_and_null_ones(backend: 
         )
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-    app.expect_requests(&[("GetItem", 1), ("UpdateItem", 1), ("TransactWriteItems", 1)]);
+    // The patch, and the count of the clients this account opened this hour.
+    app.expect_requests(&[("GetItem", 1), ("UpdateItem", 2), ("TransactWriteItems", 1)]);
     let updated = answer.json();
     assert_eq!(updated["phone"], "+46701234567");
     assert_eq!(updated["city"], "Stockholm");

@@ -198,11 +198,15 @@ async fn invalid_contact_details_are_refused_field_by_field(backend: Backend) {
                 "contactBetweenStart",
                 "contactEmail",
                 "contactNumber",
-                "isActive",
                 "name",
-                "priority",
             ],
         ),
+        // Required fields and ranges are checked once every value has parsed.
+        (
+            json!({"name": "A", "priority": -1, "isActive": true}),
+            vec!["priority"],
+        ),
+        (json!({"name": "A", "priority": 1}), vec!["isActive"]),
         (
             json!({"name": "A", "priority": 1, "isActive": true, "contactBetweenStart": "08:00"}),
             vec!["contactBetweenEnd"],

@@ -121,12 +121,14 @@ async fn fixing_an_unknown_call_links_it_its_requests_and_its_statistics(backend
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
     // Session and portal; the organisation's portals and the call with its requests; the
-    // client looked up in each portal; one transaction; the access record.
+    // client looked up in each portal; one transaction; the access record; the count of the
+    // clients this account opened this hour.
     app.expect_requests(&[
         ("GetItem", 2),
         ("Query", 2),
         ("BatchGetItem", 1),
         ("TransactWriteItems", 2),
+        ("UpdateItem", 1),
     ]);
     let call = answer.json();
     assert_eq!(call["id"], 7001);

@@ -360,7 +360,7 @@ async fn a_questionnaire_call_completes_its_entry_from_start_to_answers(backend:
         "fromNumber": PORTAL_LINE,
         "toNumber": message.phone_number,
         "direction": "outbound",
-        "dynamicVariables": {"questionnaireClientId": entry_id.to_string(), "attempt": message.attempt},
+        "dynamicVariables": {"questionnaireClientId": entry_id.to_string(), "attempt": message.attempt.to_string()},
         "transcript": [
             {"createdAt": call_start, "by": "agent", "message": "How are you feeling today, from 1 to 5?", "category": 0},
             {"createdAt": call_start + TimeDelta::seconds(5), "by": "client", "message": "Four.", "category": 1}
@@ -450,7 +450,7 @@ async fn answers_held_before_the_call_reach_its_entry_and_foreign_entries_stay_u
     call["direction"] = json!("outbound");
     call["fromNumber"] = json!(PORTAL_LINE);
     call["toNumber"] = json!("+46731110002");
-    call["dynamicVariables"] = json!({"questionnaireClientId": 41});
+    call["dynamicVariables"] = json!({"questionnaireClientId": "41"});
     app.take_dynamo_requests();
     let id = call_id(&app.deliver(1, &call).await);
     // The entry and the questions (for the held answers' prompts) are read too.
@@ -490,7 +490,7 @@ async fn answers_held_before_the_call_reach_its_entry_and_foreign_entries_stay_u
 
     // Portal 1 naming portal 2's entry records an ordinary call and leaves the entry alone.
     let mut foreign = ended("evt-f", "conv-f", CLIENT_3);
-    foreign["dynamicVariables"] = json!({"questionnaireClientId": 42});
+    foreign["dynamicVariables"] = json!({"questionnaireClientId": "42"});
     let foreign_id = call_id(&app.deliver(1, &foreign).await);
     assert_eq!(thread(&app, &token, foreign_id).await[0]["clientId"], 3);
     let ahmed = app.login("+46701000002").await;
@@ -517,7 +517,7 @@ async fn a_late_call_completes_an_entry_that_ran_out_of_attempts(backend: Backen
     let mut call = ended("evt-late", "conv-late", PORTAL_LINE);
     call["direction"] = json!("outbound");
     call["toNumber"] = json!(CLIENT_3);
-    call["dynamicVariables"] = json!({"questionnaireClientId": 77});
+    call["dynamicVariables"] = json!({"questionnaireClientId": "77"});
     let id = call_id(&app.deliver(1, &call).await);
     let detail = app.get("/questionnaires/11", Some(&token)).await.json();
     assert_eq!(detail["clients"][0]["id"], 77);

@@ -2,6 +2,8 @@
 //! (127.0.0.2) hammers an integration's import and a staff member's login, while the
 //! legitimate party comes from another address (127.0.0.3). The attacker's address is locked;
 //! the integration and the staff member are not, and a pending code survives the hammering.
+//! A stranger with 64 networks (32 IPv4 addresses, 32 IPv6 /64s, through `X-Forwarded-For`)
+//! cannot stop a staff member logging in from a network she has logged in from before.
 
 use http::StatusCode;
 use integration_tests::{Backend, TestApp, on_both_stores, otp_in, spawn_app};
@@ -161,7 +163,162 @@ async fn no_number_gets_more_than_ten_codes_an_hour(backend: Backend) {
     assert_eq!(later.status, StatusCode::ACCEPTED);
 }
 
+/// The owner's own address, the TCP peer of her requests.
+const OWNER: &str = "198.51.100.7";
+
+/// The stranger's `index`th network (0..32 IPv4 addresses, 32..64 IPv6 /64s), with an
+/// interface id that changes with `salt`: a new address inside the same /64 each time.
+fn stranger(index: usize, salt: usize) -> String {
+    if index < 32 {
+        format!("203.0.113.{index}")
+    } else {
+        format!("2001:db8:0:{:x}:{:x}::{:x}", index - 32, salt, salt * 7 + 1)
+    }
+}
+
+/// The owner logs in from `OWNER`; panics unless she gets a code and a session.
+async fn owner_logs_in(app: &TestApp, minute: i64) {
+    let issued = app
+        .post_json_from(OWNER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    assert_eq!(
+        issued.status,
+        StatusCode::ACCEPTED,
+        "minute {minute}: {}",
+        issued.json()
+    );
+    let request_id = issued.json()["requestId"].as_str().unwrap().to_string();
+    let session = app
+        .validate(KARIN, &request_id, &app.last_code(KARIN))
+        .await;
+    assert_eq!(
+        session.status,
+        StatusCode::OK,
+        "minute {minute}: {}",
+        session.json()
+    );
+}
+
+/// Every simulated minute for two hours, each of a stranger's 64 networks asks for a code for
+/// Karin's number (more than any budget allows), and then Karin, who logged in from her
+/// network yesterday, logs in from it: every one of her 121 logins gets its code. The
+/// stranger's codes meet the cap for networks she never logged in from: 10 an hour.
+async fn a_stranger_with_64_networks_cannot_stop_the_owner_logging_in_every_minute(
+    backend: Backend,
+) {
+    let app = spawn_app(backend).await;
+    owner_logs_in(&app, -24 * 60).await;
+    app.clock.advance(chrono::Duration::days(1));
+    let before = sms_to(&app, KARIN);
+    let (mut accepted, mut refused, mut owner) = (0, 0, 0);
+    for minute in 0..=120 {
+        for index in 0..64 {
+            let answer = app
+                .post_json_forwarded(
+                    &stranger(index, minute as usize),
+                    REQUEST_OTP,
+                    json!({"phoneNumber": KARIN}),
+                )
+                .await;
+            match answer.status {
+                StatusCode::ACCEPTED => accepted += 1,
+                StatusCode::TOO_MANY_REQUESTS => {
+                    assert!(answer.headers.contains_key("retry-after"));
+                    refused += 1;
+                }
+                other => panic!("minute {minute}: {other}"),
+            }
+        }
+        owner_logs_in(&app, minute).await;
+        owner += 1;
+        app.clock.advance(chrono::Duration::minutes(1));
+    }
+    let sent = sms_to(&app, KARIN) - before;
+    println!(
+        "{backend:?}: stranger 202 {accepted}, 429 {refused}; SMS sent {sent}; owner logins {owner}"
+    );
+    assert_eq!(owner, 121);
+    // The window slides: minutes 0, 60 and 120 each open ten more.
+    assert_eq!((accepted, refused), (30, 64 * 121 - 30));
+    assert_eq!(sent, owner + accepted);
+}
+
+/// Ten addresses of one IPv6 /64 are one network: five codes, then 429; another /64 still
+/// gets its codes.
+async fn a_stranger_spraying_one_slash_64_from_many_addresses_is_one_network(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let mut answers = Vec::new();
+    for host in 1..=10 {
+        let address = format!("2001:db8:aa:bb:{host:x}::{host:x}");
+        let answer = app
+            .post_json_forwarded(&address, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+            .await;
+        answers.push(answer.status.as_u16());
+    }
+    assert_eq!(answers, [202, 202, 202, 202, 202, 429, 429, 429, 429, 429]);
+    let other = app
+        .post_json_forwarded(
+            "2001:db8:aa:bc::1",
+            REQUEST_OTP,
+            json!({"phoneNumber": KARIN}),
+        )
+        .await;
+    assert_eq!(other.status, StatusCode::ACCEPTED);
+}
+
+/// A network the number logged in from keeps its own budget when strangers have spent the cap
+/// for all other networks, and a code used to log in spends none of it.
+async fn a_known_network_is_exempt_from_the_cap_and_its_used_codes_are_free(backend: Backend) {
+    let app = spawn_app(backend).await;
+    owner_logs_in(&app, 0).await;
+    for host in 0..10 {
+        let sent = app
+            .post_json_forwarded(
+                &format!("203.0.113.{host}"),
+                REQUEST_OTP,
+                json!({"phoneNumber": KARIN}),
+            )
+            .await;
+        assert_eq!(sent.status, StatusCode::ACCEPTED);
+    }
+    let capped = app
+        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    assert_eq!(capped.status, StatusCode::TOO_MANY_REQUESTS);
+    for minute in 1..=10 {
+        owner_logs_in(&app, minute).await;
+    }
+    // Codes she asks for and does not use still count: five, then her network's own 429.
+    for _ in 0..5 {
+        let unused = app
+            .post_json_from(OWNER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+            .await;
+        assert_eq!(unused.status, StatusCode::ACCEPTED);
+    }
+    let spent = app
+        .post_json_from(OWNER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    assert_eq!(spent.status, StatusCode::TOO_MANY_REQUESTS);
+    // Thirty days after her last login the network is a stranger's again.
+    app.clock.advance(chrono::Duration::days(30));
+    for host in 0..10 {
+        app.post_json_forwarded(
+            &format!("203.0.113.{host}"),
+            REQUEST_OTP,
+            json!({"phoneNumber": KARIN}),
+        )
+        .await;
+    }
+    let forgotten = app
+        .post_json_from(OWNER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await;
+    assert_eq!(forgotten.status, StatusCode::TOO_MANY_REQUESTS);
+}
+
 on_both_stores!(
+    a_stranger_with_64_networks_cannot_stop_the_owner_logging_in_every_minute,
+    a_stranger_spraying_one_slash_64_from_many_addresses_is_one_network,
+    a_known_network_is_exempt_from_the_cap_and_its_used_codes_are_free,
     wrong_import_secrets_lock_only_the_address_they_come_from,
     a_spread_attack_meets_the_portals_cap,
     login_codes_asked_from_another_address_neither_lock_nor_cancel,

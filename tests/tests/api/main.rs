@@ -29,5 +29,6 @@ mod stores;
 mod support;
 mod template;
 mod tenant_isolation;
+mod unusual_reading;
 mod urgent;
 mod voice_platforms;

@@ -61,7 +61,13 @@ async fn a_call_comes_first_with_its_transcript_then_its_connected_calls(backend
     let answer = app.get("/phone-calls/1001", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.content_type(), "application/json; charset=utf-8");
-    app.expect_requests(&[("GetItem", 1), ("Query", 2), ("TransactWriteItems", 1)]);
+    // Session, call and connected calls, the access record, the reading count.
+    app.expect_requests(&[
+        ("GetItem", 1),
+        ("Query", 2),
+        ("TransactWriteItems", 1),
+        ("UpdateItem", 1),
+    ]);
     let calls = answer.json();
     let calls = calls.as_array().unwrap();
     assert_eq!(
@@ -121,7 +127,12 @@ async fn the_requests_of_a_call_are_listed_by_id_in_one_query(backend: Backend) 
     app.take_dynamo_requests();
     let answer = app.get("/phone-calls/1001/requests", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
-    app.expect_requests(&[("GetItem", 1), ("Query", 1), ("TransactWriteItems", 1)]);
+    app.expect_requests(&[
+        ("GetItem", 1),
+        ("Query", 1),
+        ("TransactWriteItems", 1),
+        ("UpdateItem", 1),
+    ]);
     let requests = answer.json();
     let ids: Vec<i64> = requests
         .as_array()

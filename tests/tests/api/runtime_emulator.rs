@@ -125,8 +125,9 @@ fn check_logs(text: &str, secrets: &[&str]) {
             "{name}: {line}"
         );
         if *name == "phone-calls-get" {
-            // The session check, the two Queries of DESIGN.md's budget and the access record.
-            assert_eq!(fields["dynamodb_requests"], 4, "{line}");
+            // The session check, the two Queries of DESIGN.md's budget, the access record and
+            // the count of the clients the account opened this hour.
+            assert_eq!(fields["dynamodb_requests"], 5, "{line}");
             assert_eq!(fields["route"], "/phone-calls/{id}", "{line}");
         }
         let lambda_id = line["span"]["lambda_request_id"].as_str().unwrap_or("-");

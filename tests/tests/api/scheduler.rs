@@ -81,8 +81,8 @@ async fn a_due_entry_is_sent_once_with_what_the_dialler_needs(backend: Backend) 
     let report = app.run_scheduler(start_time()).await;
     assert_eq!(counts(&report), [1, 1, 1, 0, 0], "{report}");
     // Eight due-index shards, the alerts' escalation partition up to now, and all of it for
-    // the count of alerts nobody was told of.
-    app.expect_requests(&[("Query", 10), ("BatchGetItem", 1), ("UpdateItem", 2)]);
+    // the count of alerts nobody was told of; the periods of unusual reading.
+    app.expect_requests(&[("Query", 11), ("BatchGetItem", 1), ("UpdateItem", 2)]);
     let delivered = app.delivered_calls().await;
     let id = created["id"].as_i64().unwrap();
     assert_eq!(delivered.len(), 1);
@@ -175,7 +175,7 @@ async fn an_entry_out_of_retries_is_closed_and_the_client_can_be_started_again(b
     let report = app.run_scheduler(start_time()).await;
     assert_eq!(counts(&report), [1, 1, 1, 0, 1]);
     app.expect_requests(&[
-        ("Query", 10),
+        ("Query", 11),
         ("BatchGetItem", 1),
         ("UpdateItem", 1),
         ("TransactWriteItems", 1),
@@ -315,7 +315,8 @@ async fn no_entry_is_read_or_called_outside_calling_hours_only_alerts_are_looked
     let report = app.run_scheduler(early).await;
     assert_eq!(report["withinCallingHours"], false);
     assert_eq!(counts(&report), [0, 0, 0, 0, 0]);
-    app.expect_requests(&[("Query", 2)]);
+    // The alerts' partitions, and the periods of unusual reading, which wait for no hour.
+    app.expect_requests(&[("Query", 3)]);
     // 19:00 local is closed too; 09:00 local opens.
     assert_eq!(
         app.run_scheduler(at("2026-11-20T18:00:00Z")).await["withinCallingHours"],

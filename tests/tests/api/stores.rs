@@ -92,18 +92,21 @@ async fn a_session_deleted_meanwhile_is_not_brought_back_by_a_refresh() {
         let otp = shared::store::OtpRequest {
             phone_number: "+46701000001".into(),
             request_id: "r1".into(),
+            source: "192.0.2.1".parse().unwrap(),
             code_hash: "h".into(),
             expires_at: start_time() + Duration::minutes(10),
             attempts: 0,
             used: false,
         };
         let log = shared::store::SendLog {
-            sends: vec![shared::domain::SourcedEvent {
+            sends: vec![shared::store::CodeSend {
                 at: start_time(),
-                source: "192.0.2.1".into(),
+                source: otp.source,
+                request_id: "r1".into(),
             }],
-            pending: [("192.0.2.1".to_string(), "r1".to_string())].into(),
+            pending: [(otp.source, "r1".to_string())].into(),
             version: 1,
+            ..Default::default()
         };
         store.save_otp(&otp, None, &log, 0).await.unwrap();
         assert!(
@@ -114,13 +117,28 @@ async fn a_session_deleted_meanwhile_is_not_brought_back_by_a_refresh() {
             "{name}: a stale send-log version is refused"
         );
         store
-            .consume_otp("+46701000001", "r1", 5, &session("s1", 1))
+            .consume_otp(
+                &otp,
+                5,
+                &session("s1", 1),
+                start_time() + Duration::days(30),
+            )
             .await
             .unwrap();
+        let (_, log) = store.otp_context("+46701000001").await.unwrap();
+        assert_eq!(
+            (log.validated, log.known, log.version),
+            (
+                ["r1".to_string()].into(),
+                [(otp.source, start_time() + Duration::days(30))].into(),
+                2
+            ),
+            "{name}: a login marks its code validated and its network known"
+        );
         assert!(
             matches!(
                 store
-                    .consume_otp("+46701000001", "r1", 5, &session("s2", 1))
+                    .consume_otp(&otp, 5, &session("s2", 1), start_time())
                     .await,
                 Err(StoreError::ConditionFailed)
             ),

@@ -33,6 +33,7 @@ pub(crate) fn alert() -> Alert {
         questionnaire_client_id: Some(7),
         phone_call_id: None,
         client_number: None,
+        account_id: None,
         reason: AlertReason::Exhausted,
         category: None,
         words: None,

@@ -131,6 +131,26 @@ pub enum Action {
     ReadReviews,
 }
 
+impl Action {
+    /// Whether the action opens the records of the clients it names one by one (a call, its
+    /// requests, an alert, a client's change or log), which is what unusual reading counts.
+    /// Lists are not counted: the client list is every staff member's working view, and
+    /// counting each client on it would trip the threshold at the first look
+    /// (docs/security.md, "Unusual reading").
+    pub fn opens_clients(self) -> bool {
+        matches!(
+            self,
+            Self::ReadCall
+                | Self::ReadCallRequests
+                | Self::UpdateClient
+                | Self::FixCall
+                | Self::ReadAlert
+                | Self::AcknowledgeAlert
+                | Self::ReadClientLog
+        )
+    }
+}
+
 /// Whether the access was let through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]

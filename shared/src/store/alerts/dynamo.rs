@@ -51,6 +51,30 @@ impl DynamoStore {
         self.data_put(alert_item(alert, 1)?, Some("attribute_not_exists(pk)"))
     }
 
+    /// Opens `alert` under a new id together with `guard`'s write, which fails its condition
+    /// when what raises the alert has raised one already: `None` then, and nothing is written.
+    pub(crate) async fn open_alert_once(
+        &self,
+        alert: &Alert,
+        guard: impl FnOnce(&Alert) -> StoreResult<TransactWriteItem>,
+    ) -> StoreResult<Option<StoredAlert>> {
+        let id = self.reserve_ids(counters::ALERT, 1).await?;
+        let alert = Alert {
+            id,
+            ..alert.clone()
+        };
+        let writes = vec![guard(&alert)?, self.alert_raise(&alert)?];
+        match self.transact(writes).await {
+            Ok(()) => Ok(Some(StoredAlert {
+                alert,
+                version: 1,
+                client_name: None,
+            })),
+            Err(StoreError::ConditionFailed) => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
     /// The put that replaces `alert` inside a transaction, if it is still at `version`.
     pub(crate) fn alert_put_at(
         &self,
@@ -153,6 +177,11 @@ impl AlertStore for DynamoStore {
                 ":reason",
                 encode(&filter.reason.unwrap_or(AlertReason::Test))?,
             );
+        if !filter.admin {
+            conditions.push("#reason <> :for_admins");
+            query = query
+                .expression_attribute_values(":for_admins", encode(&AlertReason::UnusualAccess)?);
+        }
         query = query.filter_expression(conditions.join(" AND "));
         let mut pages = query.into_paginator().send();
         let mut found = Vec::new();
@@ -283,28 +312,14 @@ impl EscalationStore for DynamoStore {
         alert: &Alert,
         day: chrono::NaiveDate,
     ) -> StoreResult<Option<StoredAlert>> {
-        let id = self.reserve_ids(counters::ALERT, 1).await?;
-        let alert = Alert {
-            id,
-            ..alert.clone()
-        };
-        let mut marker = key(keys::portal(alert.portal_id), Some(&keys::chain_test(day)));
-        let (name, value) =
-            ttl_attribute(alert.created_at + chrono::TimeDelta::days(CHAIN_TEST_MARKER_DAYS));
-        marker.insert(name, value);
-        marker.insert("alertId".into(), n(id));
-        let writes = vec![
-            self.data_put(marker, Some("attribute_not_exists(pk)"))?,
-            self.alert_raise(&alert)?,
-        ];
-        match self.transact(writes).await {
-            Ok(()) => Ok(Some(StoredAlert {
-                alert,
-                version: 1,
-                client_name: None,
-            })),
-            Err(StoreError::ConditionFailed) => Ok(None),
-            Err(error) => Err(error),
-        }
+        self.open_alert_once(alert, |alert| {
+            let mut marker = key(keys::portal(alert.portal_id), Some(&keys::chain_test(day)));
+            let (name, value) =
+                ttl_attribute(alert.created_at + chrono::TimeDelta::days(CHAIN_TEST_MARKER_DAYS));
+            marker.insert(name, value);
+            marker.insert("alertId".into(), n(alert.id));
+            self.data_put(marker, Some("attribute_not_exists(pk)"))
+        })
+        .await
     }
 }

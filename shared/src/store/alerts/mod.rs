@@ -32,12 +32,16 @@ pub struct AlertPage {
 pub struct AlertFilter {
     pub status: Option<AlertStatus>,
     pub reason: Option<AlertReason>,
+    /// Whether the reader is an admin of the portal: only admins see the alerts about an
+    /// account (`Alert::is_for_admins`), since the account may be the reader's own.
+    pub admin: bool,
 }
 
 impl AlertFilter {
     /// Test alerts only when asked for by reason: never mixed with real ones.
     pub fn admits(&self, alert: &Alert) -> bool {
-        self.status.is_none_or(|status| alert.status == status)
+        (self.admin || !alert.is_for_admins())
+            && self.status.is_none_or(|status| alert.status == status)
             && match self.reason {
                 Some(reason) => alert.reason == reason,
                 None => alert.reason != AlertReason::Test,

@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, ReturnValue, Update};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::SourcedEvent;
 use crate::records::{Account, Role, Timestamp};
+use crate::source::SourceNetwork;
 use crate::store::dynamo::errors::{build_error, classify};
 use crate::store::dynamo::items::{
     Item, attribute, from_item, key, n, s, to_item, ttl_attribute, version_guard,
@@ -19,7 +19,8 @@ use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::optimistic::{self, LostRace, Round};
 use crate::store::{
-    AuthStore, OtpRequest, SendLog, Session, SessionReader, StaffAccount, StoreError, StoreResult,
+    AuthStore, CodeSend, OtpRequest, SendLog, Session, SessionReader, StaffAccount, StoreError,
+    StoreResult,
 };
 
 #[derive(Serialize, Deserialize)]
@@ -44,10 +45,17 @@ pub(crate) struct SessionItem {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct OtpItem {
     request_id: String,
+    /// Absent on codes from before known networks: such a login makes no network known.
+    #[serde(default = "unknown_network")]
+    source: SourceNetwork,
     code_hash: String,
     expires_at: Timestamp,
     attempts: u32,
     used: bool,
+}
+
+fn unknown_network() -> SourceNetwork {
+    SourceNetwork::Unknown
 }
 
 #[derive(Serialize, Deserialize, Default)]
@@ -56,10 +64,55 @@ pub(crate) struct SendLogItem {
     /// Named apart from the plain send times logs held before sends were counted per source
     /// address; such a log reads as empty (it expired within the hour).
     #[serde(default)]
-    sourced_sends: Vec<SourcedEvent>,
+    sourced_sends: Vec<CodeSend>,
     #[serde(default)]
-    pending: std::collections::BTreeMap<String, String>,
+    pending: std::collections::BTreeMap<SourceNetwork, String>,
     version: u64,
+}
+
+/// validate-otp adds a request id to this string set with `ADD`, which needs no read and
+/// creates the set; request-otp's next write leaves it out again.
+const VALIDATED: &str = "validated";
+/// A known network is a top-level attribute `known <network>` holding the time it is known
+/// until: validate-otp can `SET` it without the map a nested path would need to exist first.
+const KNOWN_PREFIX: &str = "known ";
+
+/// The send log from its item: the record, the validated set and the known networks.
+fn send_log_from(mut item: Item) -> StoreResult<SendLog> {
+    let validated = match item.remove(VALIDATED) {
+        Some(AttributeValue::Ss(ids)) => ids.into_iter().collect(),
+        _ => Default::default(),
+    };
+    let known_names: Vec<String> = item
+        .keys()
+        .filter(|name| name.starts_with(KNOWN_PREFIX))
+        .cloned()
+        .collect();
+    let mut known = std::collections::BTreeMap::new();
+    for name in known_names {
+        let network: SourceNetwork = name[KNOWN_PREFIX.len()..]
+            .parse()
+            .map_err(|e| StoreError::Corrupt(format!("{e}")))?;
+        let until = match item.remove(&name) {
+            Some(AttributeValue::S(text)) => text
+                .parse::<Timestamp>()
+                .map_err(|e| StoreError::Corrupt(format!("{name}: {e}")))?,
+            other => return Err(StoreError::Corrupt(format!("{name}: {other:?}"))),
+        };
+        known.insert(network, until);
+    }
+    let stored: SendLogItem = from_item(item)?;
+    Ok(SendLog {
+        sends: stored.sourced_sends,
+        pending: stored.pending,
+        validated,
+        known,
+        version: stored.version,
+    })
+}
+
+fn known_attribute(network: &SourceNetwork) -> String {
+    format!("{KNOWN_PREFIX}{network}")
 }
 
 /// An account item as a login reads it: the account, and its portal's organisation.
@@ -76,6 +129,7 @@ pub(crate) fn otp_request_from(phone_number: &str, item: Item) -> StoreResult<Ot
     Ok(OtpRequest {
         phone_number: phone_number.to_string(),
         request_id: otp.request_id,
+        source: otp.source,
         code_hash: otp.code_hash,
         expires_at: otp.expires_at,
         attempts: otp.attempts,
@@ -154,17 +208,7 @@ impl AuthStore for DynamoStore {
                 key(keys::otp_sends(phone_number), None),
             )
             .await?;
-        let log = match log {
-            Some(item) => {
-                let stored: SendLogItem = from_item(item)?;
-                SendLog {
-                    sends: stored.sourced_sends,
-                    pending: stored.pending,
-                    version: stored.version,
-                }
-            }
-            None => SendLog::default(),
-        };
+        let log = log.map(send_log_from).transpose()?.unwrap_or_default();
         Ok((
             account
                 .map(|item| staff_account_from(item).map(|staff| staff.account))
@@ -182,14 +226,25 @@ impl AuthStore for DynamoStore {
     ) -> StoreResult<()> {
         let phone = &request.phone_number;
         let mut log_keys = key(keys::otp_sends(phone), None);
-        log_keys.extend([ttl_attribute(
-            log.sends
+        // The log lives as long as its newest send counts, or a network stays known.
+        let sends_count_until = log
+            .sends
+            .iter()
+            .map(|send| send.at)
+            .max()
+            .unwrap_or(request.expires_at)
+            + chrono::Duration::hours(1);
+        let lives_until = log
+            .known
+            .values()
+            .copied()
+            .fold(sends_count_until, Timestamp::max);
+        log_keys.extend([ttl_attribute(lives_until)]);
+        log_keys.extend(
+            log.known
                 .iter()
-                .map(|send| send.at)
-                .max()
-                .unwrap_or(request.expires_at)
-                + chrono::Duration::hours(1),
-        )]);
+                .map(|(network, until)| (known_attribute(network), s(until.to_rfc3339()))),
+        );
         let log_item = to_item(
             &SendLogItem {
                 sourced_sends: log.sends.clone(),
@@ -211,6 +266,7 @@ impl AuthStore for DynamoStore {
         let otp_item = to_item(
             &OtpItem {
                 request_id: request.request_id.clone(),
+                source: request.source,
                 code_hash: request.code_hash.clone(),
                 expires_at: request.expires_at,
                 attempts: request.attempts,
@@ -282,11 +338,13 @@ impl AuthStore for DynamoStore {
 
     async fn consume_otp(
         &self,
-        phone_number: &str,
-        request_id: &str,
+        otp: &OtpRequest,
         max_attempts: u32,
         session: &Session,
+        known_until: Timestamp,
     ) -> StoreResult<()> {
+        let phone_number = &otp.phone_number;
+        let request_id = &otp.request_id;
         let mut values = otp_open_values(request_id, max_attempts);
         values.insert(":true".into(), AttributeValue::Bool(true));
         let mark_used = Update::builder()
@@ -297,6 +355,28 @@ impl AuthStore for DynamoStore {
             .set_expression_attribute_values(Some(values))
             .build()
             .map_err(build_error)?;
+        // The version moves, so a request-otp that read the log before this login reads it
+        // again and sees the code validated.
+        let mut log_update = Update::builder()
+            .table_name(&self.tables.auth)
+            .set_key(Some(key(keys::otp_sends(phone_number), None)))
+            .expression_attribute_names("#ttl", "ttl")
+            .expression_attribute_values(":rid", AttributeValue::Ss(vec![request_id.clone()]))
+            .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":ttl", n(known_until.timestamp()));
+        log_update = if otp.source.is_known() {
+            log_update
+                .update_expression(format!(
+                    "ADD {VALIDATED} :rid, version :one SET #ttl = :ttl, #known = :until"
+                ))
+                .expression_attribute_names("#known", known_attribute(&otp.source))
+                .expression_attribute_values(":until", s(known_until.to_rfc3339()))
+        } else {
+            log_update.update_expression(format!(
+                "ADD {VALIDATED} :rid, version :one SET #ttl = :ttl"
+            ))
+        };
+        let mark_validated = log_update.build().map_err(build_error)?;
         let mut session_keys = key(keys::session(&session.token_hash), None);
         session_keys.extend([ttl_attribute(session.expires_at)]);
         let session_item = to_item(
@@ -334,6 +414,7 @@ impl AuthStore for DynamoStore {
             .map_err(build_error)?;
         self.transact(vec![
             txn_update(mark_used),
+            txn_update(mark_validated),
             txn_put(create_session),
             txn_update(index_session),
         ])

@@ -112,23 +112,31 @@ impl AuthStore for MemoryStore {
 
     async fn consume_otp(
         &self,
-        phone_number: &str,
-        request_id: &str,
+        otp: &OtpRequest,
         max_attempts: u32,
         session: &Session,
+        known_until: Timestamp,
     ) -> StoreResult<()> {
         let mut state = self.lock();
         match state
             .otps
-            .get_mut(&(phone_number.to_string(), request_id.to_string()))
+            .get_mut(&(otp.phone_number.clone(), otp.request_id.clone()))
         {
-            Some(otp)
-                if otp.request_id == request_id && !otp.used && otp.attempts < max_attempts =>
+            Some(stored)
+                if stored.request_id == otp.request_id
+                    && !stored.used
+                    && stored.attempts < max_attempts =>
             {
-                otp.used = true;
+                stored.used = true;
             }
             _ => return Err(StoreError::ConditionFailed),
         }
+        let log = state.send_logs.entry(otp.phone_number.clone()).or_default();
+        log.validated.insert(otp.request_id.clone());
+        if otp.source.is_known() {
+            log.known.insert(otp.source, known_until);
+        }
+        log.version += 1;
         state
             .sessions
             .insert(session.token_hash.clone(), session.clone());

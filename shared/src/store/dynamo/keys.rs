@@ -102,6 +102,10 @@ pub fn due_until(at: crate::records::Timestamp) -> String {
     format!("{}#~", due_time(at))
 }
 fn due_time(at: crate::records::Timestamp) -> String {
+    instant(at)
+}
+/// An instant as a sort key: fixed width, so that keys sort in time.
+pub fn instant(at: crate::records::Timestamp) -> String {
     at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
 }
 /// The portal of an entry from its partition key (`QUESTIONNAIRE#{q}#PORTAL#{p}`).
@@ -140,3 +144,11 @@ pub const ALERTS_END: &str = "ALERT#~";
 /// (one per entry that reached nobody, one per call that needs staff), so one partition holds
 /// them.
 pub const ESCALATION: &str = "ESCALATION";
+/// What one account opened in one period (`ReadingWatch`): a partition of its own, so that
+/// a data function's permission to count reads (IAM `dynamodb:LeadingKeys` `READING#*`)
+/// reaches no other item.
+pub fn reading(portal: i32, account: i32) -> String {
+    format!("READING#{portal}#{account}")
+}
+/// The `gsi1` partition of periods that went over their threshold and wait for their alert.
+pub const UNUSUAL: &str = "UNUSUAL";

@@ -68,6 +68,9 @@ pub(crate) struct State {
     pub(crate) alerts: BTreeMap<AlertId, (crate::domain::Alert, u64)>,
     /// The days each portal's alarm chain was tested on.
     pub(crate) chain_tests: HashSet<(i32, chrono::NaiveDate)>,
+    /// The clients each account opened in a period, by portal, account and period start,
+    /// with when it went over its threshold and whether its alert was opened.
+    pub(crate) readings: HashMap<(i32, i32, Timestamp), crate::store::reading::memory::Watched>,
 }
 
 impl State {
