@@ -45,6 +45,16 @@ fn is_json_content_type(headers: &http::HeaderMap) -> bool {
 /// `MAX_FIELD_ERRORS`). Rules between fields, and required fields, are the handler's, once
 /// every value has parsed.
 pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    decode_json_then(bytes, Ok)
+}
+
+/// Like `decode_json`, then `rules` (between fields, or needing the portal's region) on the
+/// value. When some fields do not parse, `rules` still runs on the body without them, and its
+/// field errors join theirs: one answer names every field, whatever layer found it.
+pub fn decode_json_then<T: DeserializeOwned, U>(
+    bytes: &[u8],
+    rules: impl Fn(T) -> Result<U, ApiError>,
+) -> Result<U, ApiError> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') && expects_object::<T>() {
         let mut errors = FieldErrors::new();
@@ -56,7 +66,7 @@ pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     }
     let bytes = integral_numbers(bytes);
     let (path, error) = match decode_once::<T>(&bytes) {
-        Ok(value) => return Ok(value),
+        Ok(value) => return rules(value),
         Err(failure) => failure,
     };
     let detail = if error.is_syntax() || error.is_eof() {
@@ -76,7 +86,15 @@ pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
                     errors.insert(path.clone(), vec![error.to_string()]);
                     failed = path;
                 }
-                _ => break,
+                Ok(rest) => {
+                    if let Err(ApiError::Validation { errors: more, .. }) = rules(rest) {
+                        for (path, messages) in more {
+                            errors.entry(path).or_insert(messages);
+                        }
+                    }
+                    break;
+                }
+                Err(_) => break,
             }
         }
     }

@@ -106,9 +106,12 @@ fn string_schema(format: SchemaFormat, max: Option<usize>, pattern: Option<&str>
         .into()
 }
 
-/// A wire type read from text: what `OrBlank` needs to read one.
+/// A wire type read from text: what `OrBlank` and `string` need to read one.
 pub trait Parse: Sized {
     fn parse_text(value: &str) -> Result<Self, String>;
+
+    /// The text as parsed (trimmed, normalised).
+    fn into_string(self) -> String;
 }
 
 /// A field where an empty (or blank) string means "none", as `null` does: `OrBlank<Email>`
@@ -156,6 +159,10 @@ macro_rules! text_type {
         impl$(<const $max: usize>)? Parse for $type$(<$max>)? {
             fn parse_text(value: &str) -> Result<Self, String> {
                 Self::parse(value)
+            }
+
+            fn into_string(self) -> String {
+                self.0
             }
         }
 
@@ -718,6 +725,8 @@ impl utoipa::ToSchema for Instant {
         Cow::Borrowed("Instant")
     }
 }
+
+pub mod string;
 
 #[cfg(test)]
 mod tests;

@@ -8,15 +8,17 @@ use serde_json::{Map, Value};
 use chrono::{DateTime, Utc};
 use shared::domain::CallOutcome;
 use shared::error::ApiError;
-use shared::phone::{self, DefaultRegion};
+use shared::extract::{decode_json, decode_json_then};
+use shared::phone::DefaultRegion;
 use shared::records::TranscriptCategory;
 use shared::store::{Analysis, GivenAnswer};
 use shared::validate::{self, Validator};
-use shared::wire::Variables;
+use shared::wire::string;
+use shared::wire::{PhoneText, Prose, RequiredProse, RequiredText, Variables};
 
 /// Text fields of an event are capped so one delivery cannot bloat an item (400 KB limit).
-const MAX_TEXT: usize = validate::MAX_PROSE;
-const MAX_ID: usize = validate::MAX_SHORT_TEXT;
+const MAX_TEXT: usize = shared::wire::MAX_PROSE;
+const MAX_ID: usize = shared::wire::MAX_SHORT_TEXT;
 /// An analysis waiting for its call is one item: 98 answers of this size keep it well under
 /// DynamoDB's 400 KB.
 const MAX_ANSWER_TEXT: usize = 2_000;
@@ -27,15 +29,54 @@ pub const MAX_ANSWERS: usize = shared::domain::MAX_QUESTIONS;
 /// A call may last at most this long; anything longer is a broken timestamp.
 const MAX_CALL: TimeDelta = TimeDelta::hours(24);
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "type", deny_unknown_fields)]
+/// An id a platform gives: of a delivery, of a conversation.
+type PlatformId = RequiredText<MAX_ID>;
+/// A transcript line, a summary, a reason.
+type CallText = Prose<MAX_TEXT>;
+/// A request the agent wrote down.
+type RequestText = RequiredProse<MAX_TEXT>;
+/// A question's answer as the platform heard it.
+type AnswerText = Prose<MAX_ANSWER_TEXT>;
+/// A failure's words from the platform.
+type Detail = Prose<MAX_DETAIL>;
+
+/// A delivery, as `VoiceEvent::decode` reads it; its `type` names the kind.
+#[derive(Debug, Clone, PartialEq)]
 pub enum VoiceEvent {
-    #[serde(rename = "call.ended")]
     CallEnded(CallEnded),
-    #[serde(rename = "call.analyzed")]
     CallAnalyzed(CallAnalyzed),
-    #[serde(rename = "call.failed")]
     CallFailed(CallFailed),
+}
+
+impl VoiceEvent {
+    /// Reads a delivery: its `type`, then that kind's fields, then the rules between them,
+    /// with its numbers in E.164 (read in `region` when written nationally). The kind is taken
+    /// out first because serde reads a tagged enum's fields without their paths; read this way,
+    /// every field that fails is named, whichever step found it.
+    pub fn decode(bytes: &[u8], region: DefaultRegion) -> Result<Self, ApiError> {
+        let mut document: Map<String, Value> = decode_json(bytes)?;
+        let kind = document.remove("type");
+        let fields = serde_json::to_vec(&document).map_err(|error| {
+            ApiError::internal(format!("a decoded document did not encode: {error}"))
+        })?;
+        match kind.as_ref().and_then(Value::as_str) {
+            Some("call.ended") => {
+                decode_json_then(&fields, |event: CallEnded| event.validated(region))
+                    .map(Self::CallEnded)
+            }
+            Some("call.analyzed") => {
+                decode_json_then(&fields, CallAnalyzed::validated).map(Self::CallAnalyzed)
+            }
+            Some("call.failed") => {
+                decode_json_then(&fields, |event: CallFailed| event.validated(region))
+                    .map(Self::CallFailed)
+            }
+            _ => Err(ApiError::field(
+                "type",
+                format!("must be one of {}", KINDS.map(|kind| kind.tag).join(", ")),
+            )),
+        }
+    }
 }
 
 type Schema = utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
@@ -123,31 +164,23 @@ pub enum Direction {
 }))]
 pub struct CallEnded {
     /// The platform's id of this delivery; a redelivery carries the same one.
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
-    )]
+    #[schema(value_type = PlatformId, inline)]
     pub event_id: String,
     /// The platform's id of the conversation (the call's `conversationUuid`).
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
-    )]
+    #[schema(value_type = PlatformId, inline)]
     pub conversation_uuid: String,
     pub start_date: DateTime<Utc>,
     /// At or after `startDate`, within 24 hours of it.
     pub end_date: DateTime<Utc>,
-    #[schema(format = "phone", max_length = 40)]
+    #[schema(value_type = PhoneText, inline)]
     pub from_number: String,
-    #[schema(format = "phone", max_length = 40)]
+    #[schema(value_type = PhoneText, inline)]
     pub to_number: String,
     pub direction: Direction,
     /// The conversation this leg was transferred from or to; another conversation than this.
     #[serde(default)]
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
-    )]
+    #[serde(deserialize_with = "string::optional::<_, PlatformId>")]
+    #[schema(value_type = Option<PlatformId>, inline)]
     pub connected_to_conversation_uuid: Option<String>,
     /// The variables the call was placed with, as string values (`questionnaireClientId`
     /// names the questionnaire entry a call answers); at most 20,000 characters as JSON text.
@@ -165,16 +198,12 @@ pub struct CallEnded {
 pub struct IncomingLine {
     pub created_at: DateTime<Utc>,
     #[serde(default)]
-    #[schema(
-        max_length = 20000,
-        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]*$"
-    )]
+    #[serde(deserialize_with = "string::optional::<_, CallText>")]
+    #[schema(value_type = Option<CallText>, inline)]
     pub by: Option<String>,
     #[serde(default)]
-    #[schema(
-        max_length = 20000,
-        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]*$"
-    )]
+    #[serde(deserialize_with = "string::optional::<_, CallText>")]
+    #[schema(value_type = Option<CallText>, inline)]
     pub message: Option<String>,
     pub category: TranscriptCategory,
 }
@@ -182,7 +211,7 @@ pub struct IncomingLine {
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IncomingRequest {
-    #[schema(max_length = 20000, pattern = r"\S")]
+    #[schema(value_type = RequestText, inline)]
     pub request: String,
     /// The 0-based index, in `transcript`, of the line that raised it.
     pub transcript_line_index: usize,
@@ -197,29 +226,28 @@ pub struct IncomingRequest {
     "answers": [{"questionId": 21, "answerText": "Ja", "answeredAt": "2026-11-21T08:02:00Z"}]
 }))]
 pub struct CallAnalyzed {
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
-    )]
+    #[schema(value_type = PlatformId, inline)]
     pub event_id: String,
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
-    )]
+    #[schema(value_type = PlatformId, inline)]
     pub conversation_uuid: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string::optional::<_, CallText>")]
+    #[schema(value_type = Option<CallText>, inline)]
     pub summary: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string::optional::<_, CallText>")]
+    #[schema(value_type = Option<CallText>, inline)]
     pub purpose: Option<String>,
     #[serde(default)]
     pub confidence: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string::optional::<_, CallText>")]
+    #[schema(value_type = Option<CallText>, inline)]
     pub confidence_reason: Option<String>,
     #[serde(default)]
     pub satisfaction: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string::optional::<_, CallText>")]
+    #[schema(value_type = Option<CallText>, inline)]
     pub satisfaction_reason: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string::optional::<_, CallText>")]
+    #[schema(value_type = Option<CallText>, inline)]
     pub name: Option<String>,
     #[serde(default)]
     pub answers: Vec<IncomingAnswer>,
@@ -229,24 +257,18 @@ pub struct CallAnalyzed {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IncomingAnswer {
     pub question_id: i32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string::optional::<_, AnswerText>")]
+    #[schema(value_type = Option<AnswerText>, inline)]
     pub answer_text: Option<String>,
     pub answered_at: DateTime<Utc>,
 }
 
-fn identifier(value: &str) -> Result<String, String> {
-    validate::required_text(value, MAX_ID)
-}
-
-/// Optional prose (line breaks allowed) of at most `max` characters; blank is `None`.
-fn optional_prose(value: &Option<String>, max: usize) -> Result<Option<String>, String> {
-    value
-        .as_deref()
-        .map_or(Ok(None), |text| validate::prose(text, max))
-}
-
-fn optional_text(value: &Option<String>) -> Result<Option<String>, String> {
-    optional_prose(value, MAX_TEXT)
+/// A required number, read as `PhoneText` and written in E.164 in place.
+fn e164(v: &mut Validator, field: &str, number: &mut String, region: DefaultRegion) {
+    let parsed = PhoneText::parse(number).and_then(|text| text.e164(region));
+    if let Some(parsed) = v.check(field, parsed) {
+        *number = parsed;
+    }
 }
 
 /// The dialler's report that an attempt reached nobody: no answer, a busy line, a voicemail,
@@ -259,17 +281,12 @@ fn optional_text(value: &Option<String>) -> Result<Option<String>, String> {
 }))]
 pub struct CallFailed {
     /// The platform's id of this delivery; a redelivery carries the same one.
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
-    )]
+    #[schema(value_type = PlatformId, inline)]
     pub event_id: String,
     /// The conversation, when the platform opened one before the attempt failed.
     #[serde(default)]
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$"
-    )]
+    #[serde(deserialize_with = "string::optional::<_, PlatformId>")]
+    #[schema(value_type = Option<PlatformId>, inline)]
     pub conversation_uuid: Option<String>,
     /// The questionnaire entry the attempt was for (the dialler message's
     /// `questionnaireClientId`).
@@ -280,30 +297,24 @@ pub struct CallFailed {
     #[serde(default)]
     #[schema(minimum = 1)]
     pub attempt: Option<i32>,
-    #[schema(format = "phone", max_length = 40)]
+    #[schema(value_type = PhoneText, inline)]
     pub to_number: String,
     /// When the attempt was placed.
     pub start_date: DateTime<Utc>,
     pub outcome: CallOutcome,
     /// The platform's own words for it, kept with the outcome.
     #[serde(default)]
-    #[schema(
-        max_length = 2000,
-        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]*$"
-    )]
+    #[serde(deserialize_with = "string::optional::<_, Detail>")]
+    #[schema(value_type = Option<Detail>, inline)]
     pub detail: Option<String>,
 }
 
 impl CallFailed {
-    /// The report with its number in E.164, its ids trimmed, and every field checked.
+    /// The report with its id parsed and its number in E.164; its optional text was parsed
+    /// with the body.
     pub fn validated(mut self, region: DefaultRegion) -> Result<Self, ApiError> {
         let mut v = Validator::new();
-        if let Some(id) = v.check("eventId", identifier(&self.event_id)) {
-            self.event_id = id;
-        }
-        if let Some(uuid) = &self.conversation_uuid {
-            self.conversation_uuid = v.check("conversationUuid", identifier(uuid));
-        }
+        v.parse::<PlatformId>("eventId", &mut self.event_id);
         for (field, value) in [
             ("questionnaireClientId", self.questionnaire_client_id),
             ("attempt", self.attempt),
@@ -316,12 +327,7 @@ impl CallFailed {
                 },
             );
         }
-        if let Some(number) = v.check("toNumber", phone::normalise(&self.to_number, region)) {
-            self.to_number = number;
-        }
-        if let Some(detail) = v.check("detail", optional_prose(&self.detail, MAX_DETAIL)) {
-            self.detail = detail;
-        }
+        e164(&mut v, "toNumber", &mut self.to_number, region);
         v.finish()?;
         Ok(self)
     }
@@ -349,24 +355,17 @@ impl CallFailed {
 }
 
 impl CallEnded {
-    /// The event with its numbers in E.164, its ids trimmed, and every field checked.
+    /// The event with its ids parsed, its numbers in E.164, and the rules between its fields
+    /// checked; its optional text was parsed with the body.
     pub fn validated(mut self, region: DefaultRegion) -> Result<Self, ApiError> {
         let mut v = Validator::new();
-        if let Some(id) = v.check("eventId", identifier(&self.event_id)) {
-            self.event_id = id;
-        }
-        if let Some(id) = v.check("conversationUuid", identifier(&self.conversation_uuid)) {
-            self.conversation_uuid = id;
-        }
-        if let Some(uuid) = &self.connected_to_conversation_uuid {
-            let checked = identifier(uuid).and_then(|uuid| {
-                if uuid == self.conversation_uuid {
-                    Err("must name another conversation than conversationUuid".to_string())
-                } else {
-                    Ok(uuid)
-                }
-            });
-            self.connected_to_conversation_uuid = v.check("connectedToConversationUuid", checked);
+        v.parse::<PlatformId>("eventId", &mut self.event_id);
+        v.parse::<PlatformId>("conversationUuid", &mut self.conversation_uuid);
+        if self.connected_to_conversation_uuid.as_ref() == Some(&self.conversation_uuid) {
+            v.check::<()>(
+                "connectedToConversationUuid",
+                Err("must name another conversation than conversationUuid".to_string()),
+            );
         }
         let length = self.end_date - self.start_date;
         v.check(
@@ -379,29 +378,11 @@ impl CallEnded {
                 Ok(())
             },
         );
-        if let Some(number) = v.check("fromNumber", phone::normalise(&self.from_number, region)) {
-            self.from_number = number;
-        }
-        if let Some(number) = v.check("toNumber", phone::normalise(&self.to_number, region)) {
-            self.to_number = number;
-        }
-        for (i, line) in self.transcript.iter_mut().enumerate() {
-            if let Some(by) = v.check(&format!("transcript[{i}].by"), optional_text(&line.by)) {
-                line.by = by;
-            }
-            let field = format!("transcript[{i}].message");
-            if let Some(message) = v.check(&field, optional_text(&line.message)) {
-                line.message = message;
-            }
-        }
+        e164(&mut v, "fromNumber", &mut self.from_number, region);
+        e164(&mut v, "toNumber", &mut self.to_number, region);
         let lines = self.transcript.len();
         for (i, raised) in self.requests.iter_mut().enumerate() {
-            let field = format!("requests[{i}].request");
-            let text = validate::prose(&raised.request, MAX_TEXT)
-                .and_then(|text| text.ok_or_else(|| "must not be blank".to_string()));
-            if let Some(text) = v.check(&field, text) {
-                raised.request = text;
-            }
+            v.parse::<RequestText>(&format!("requests[{i}].request"), &mut raised.request);
             v.check(
                 &format!("requests[{i}].transcriptLineIndex"),
                 if raised.transcript_line_index < lines {
@@ -437,25 +418,12 @@ impl CallEnded {
 }
 
 impl CallAnalyzed {
+    /// The analysis with its ids parsed and the rules its fields' types do not hold checked;
+    /// its optional text was parsed with the body.
     pub fn validated(mut self) -> Result<Self, ApiError> {
         let mut v = Validator::new();
-        if let Some(id) = v.check("eventId", identifier(&self.event_id)) {
-            self.event_id = id;
-        }
-        if let Some(id) = v.check("conversationUuid", identifier(&self.conversation_uuid)) {
-            self.conversation_uuid = id;
-        }
-        for (field, text) in [
-            ("summary", &mut self.summary),
-            ("purpose", &mut self.purpose),
-            ("confidenceReason", &mut self.confidence_reason),
-            ("satisfactionReason", &mut self.satisfaction_reason),
-            ("name", &mut self.name),
-        ] {
-            if let Some(checked) = v.check(field, optional_text(text)) {
-                *text = checked;
-            }
-        }
+        v.parse::<PlatformId>("eventId", &mut self.event_id);
+        v.parse::<PlatformId>("conversationUuid", &mut self.conversation_uuid);
         for (field, value) in [
             ("confidence", self.confidence),
             ("satisfaction", self.satisfaction),
@@ -475,16 +443,11 @@ impl CallAnalyzed {
                 Err(format!("must hold at most {MAX_ANSWERS} answers")),
             );
         }
-        for (i, answer) in self.answers.iter_mut().enumerate() {
+        for (i, answer) in self.answers.iter().enumerate() {
             v.check(
                 &format!("answers[{i}].questionId"),
                 validate::id(Some(answer.question_id)),
             );
-            let field = format!("answers[{i}].answerText");
-            let text = optional_prose(&answer.answer_text, MAX_ANSWER_TEXT);
-            if let Some(text) = v.check(&field, text) {
-                answer.answer_text = text;
-            }
         }
         v.finish()?;
         Ok(self)

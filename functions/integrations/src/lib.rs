@@ -35,7 +35,7 @@ use shared::clock::Clock;
 use shared::domain::Delays;
 use shared::error::{ApiError, Problem};
 use shared::escalation::Escalator;
-use shared::extract::{JsonBytes, JsonResponse, decode_json};
+use shared::extract::{JsonBytes, JsonResponse};
 use shared::ids::PortalId;
 use shared::notify::{SmsSender, SnsSms};
 use shared::phone::DefaultRegion;
@@ -245,19 +245,10 @@ async fn voice_event(
 ) -> Result<JsonResponse<Ingested>, ApiError> {
     let portal_id = authenticate(&state, &headers, &body)?;
     shared::domain::warm_triage();
-    let delivered = match decode_json::<VoiceEvent>(&body)? {
-        VoiceEvent::CallEnded(event) => {
-            let event = event.validated(state.region)?;
-            call_ended(&state, portal_id, &event).await?
-        }
-        VoiceEvent::CallAnalyzed(event) => {
-            let event = event.validated()?;
-            call_analyzed(&state, portal_id, &event).await?
-        }
-        VoiceEvent::CallFailed(event) => {
-            let event = event.validated(state.region)?;
-            call_failed(&state, portal_id, &event).await?
-        }
+    let delivered = match VoiceEvent::decode(&body, state.region)? {
+        VoiceEvent::CallEnded(event) => call_ended(&state, portal_id, &event).await?,
+        VoiceEvent::CallAnalyzed(event) => call_analyzed(&state, portal_id, &event).await?,
+        VoiceEvent::CallFailed(event) => call_failed(&state, portal_id, &event).await?,
     };
     if let Delivered::Wrote(Conversation {
         alert: Some(alert), ..

@@ -14,7 +14,8 @@ use shared::phone::{self, DefaultRegion};
 use shared::store::live::{AnsweredTool, LiveRequest, LiveState, ToolWrite};
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{AlertWrite, CallAlert};
-use shared::validate::{self, Validator};
+use shared::validate::Validator;
+use shared::wire::{Parse, PhoneText, RequiredProse, RequiredText, Text};
 
 use axum::extract::State;
 use http::HeaderMap;
@@ -42,6 +43,11 @@ pub const MAX_TOOL_CALLS: usize = 1_000;
 /// The longest request the agent may write down: a sentence or two.
 const MAX_REQUEST: usize = 2_000;
 
+/// An id a platform gives: of a call, of a tool call, of a tool.
+type PlatformId = RequiredText<{ shared::wire::MAX_SHORT_TEXT }>;
+/// What the agent wrote down: a request, the caller's words.
+type ToolText = RequiredProse<MAX_REQUEST>;
+
 /// A tool call as the platform sends it (the canonical shape; the provider routes translate
 /// theirs into it).
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
@@ -54,14 +60,14 @@ const MAX_REQUEST: usize = 2_000;
 pub struct ToolCallRequest {
     /// The platform's id of the conversation: the `conversationUuid` its `call.ended` will
     /// carry.
-    #[schema(max_length = 200)]
+    #[schema(value_type = PlatformId, inline)]
     pub call_id: String,
     /// The platform's id of this tool call: a repeat with the same id is answered as the first
     /// was and writes nothing.
-    #[schema(max_length = 200)]
+    #[schema(value_type = PlatformId, inline)]
     pub tool_call_id: String,
     /// `record_request` or `report_emergency`.
-    #[schema(max_length = 200)]
+    #[schema(value_type = PlatformId, inline)]
     pub name: String,
     /// `record_request`: `{"request": "..."}`. `report_emergency`: `{"category": "fall",
     /// "words": "..."}`, the category one of the urgent alert categories (any other is
@@ -71,7 +77,7 @@ pub struct ToolCallRequest {
     /// The client's side of the call, when the platform knows it: names the client of an
     /// emergency reported before the call is recorded.
     #[serde(default)]
-    #[schema(format = "phone", max_length = 40)]
+    #[schema(value_type = Option<PhoneText>, inline)]
     pub from_number: Option<String>,
 }
 
@@ -110,16 +116,16 @@ impl ToolCallRequest {
     /// The call with every field checked, each failing one reported by its path.
     pub fn validated(self, region: DefaultRegion) -> Result<ToolCall, ApiError> {
         let mut v = Validator::new();
-        let id = |value: &str| validate::required_text(value, validate::MAX_SHORT_TEXT);
+        let id = |value: &str| PlatformId::parse(value).map(PlatformId::into_string);
         let call_id = v.check("callId", id(&self.call_id));
         let tool_call_id = v.check("toolCallId", id(&self.tool_call_id));
-        let text = |v: &mut Validator, field: &str, max: usize| {
+        // The arguments are the platform's free object: each one the tool takes is parsed here.
+        let text = |v: &mut Validator, field: &str| {
             let value = self.arguments.get(field);
             v.check(
                 &format!("arguments.{field}"),
                 match value {
-                    Some(Value::String(text)) => validate::prose(text, max)
-                        .and_then(|t| t.ok_or_else(|| "must not be blank".to_string())),
+                    Some(Value::String(text)) => ToolText::parse(text).map(ToolText::into_string),
                     Some(_) => Err("must be a string".to_string()),
                     None => Err("is required".to_string()),
                 },
@@ -127,7 +133,7 @@ impl ToolCallRequest {
         };
         let tool = match self.name.as_str() {
             "record_request" => {
-                text(&mut v, "request", MAX_REQUEST).map(|request| Tool::RecordRequest { request })
+                text(&mut v, "request").map(|request| Tool::RecordRequest { request })
             }
             "report_emergency" => {
                 // A name outside the list is an emergency all the same; text that is no name
@@ -135,15 +141,12 @@ impl ToolCallRequest {
                 let category = match self.arguments.get("category") {
                     None | Some(Value::Null) => Some(AlertCategory::OtherEmergency),
                     Some(Value::String(name)) => v
-                        .check(
-                            "arguments.category",
-                            validate::text(name, validate::MAX_SHORT_TEXT),
-                        )
-                        .map(|name| emergency_category(name.as_deref().unwrap_or_default())),
+                        .check("arguments.category", Text::<200>::parse(name))
+                        .map(|name| emergency_category(name.as_str())),
                     Some(_) => v.check("arguments.category", Err("must be a string".into())),
                 }
                 .unwrap_or(AlertCategory::OtherEmergency);
-                text(&mut v, "words", MAX_REQUEST).map(|words| Tool::ReportEmergency {
+                text(&mut v, "words").map(|words| Tool::ReportEmergency {
                     category,
                     words: words.chars().take(MAX_WORDS).collect(),
                 })
@@ -157,9 +160,11 @@ impl ToolCallRequest {
             }
         };
         let from_number = match &self.from_number {
+            // A withheld or unparsable number names no client; text that is no number at all
+            // is a broken integration.
             Some(raw) => v
-                .check("fromNumber", validate::text(raw, 40))
-                .flatten()
+                .check("fromNumber", Text::<40>::parse(raw))
+                .and_then(Text::into_option)
                 .and_then(|number| phone::normalise(&number, region).ok()),
             None => None,
         };

@@ -179,7 +179,7 @@ fn lone_one_of(value: &mut Value) {
 
 /// Names the rule of every text field as its `format` (`plain-text`, or `prose` where line
 /// breaks are allowed): beyond what its pattern says, text refuses Unicode format characters,
-/// unassigned and private-use code points (`shared::validate::is_hidden`), which a regular
+/// unassigned and private-use code points (`shared::wire::is_hidden`), which a regular
 /// expression cannot list.
 fn text_formats(value: &mut Value) {
     match value {

@@ -254,11 +254,14 @@ enum TextKind {
     Prose,
 }
 
+type ShortText = Text<{ shared::wire::MAX_SHORT_TEXT }>;
+type CallProse = shared::wire::Prose<{ shared::wire::MAX_PROSE }>;
+
 impl TextKind {
     fn max_chars(self) -> usize {
         match self {
-            Self::Short => validate::MAX_SHORT_TEXT,
-            Self::Prose => validate::MAX_PROSE,
+            Self::Short => shared::wire::MAX_SHORT_TEXT,
+            Self::Prose => shared::wire::MAX_PROSE,
         }
     }
 
@@ -271,8 +274,8 @@ impl TextKind {
 
     fn check(self, value: &str) -> Result<Option<String>, String> {
         match self {
-            Self::Short => validate::text(value, self.max_chars()),
-            Self::Prose => validate::prose(value, self.max_chars()),
+            Self::Short => ShortText::parse(value).map(ShortText::into_option),
+            Self::Prose => CallProse::parse(value).map(CallProse::into_option),
         }
     }
 }

@@ -271,3 +271,36 @@ fn a_cursor_is_an_id_from_zero_and_a_limit_is_within_its_bounds() {
         assert!(PageLimit::<1000>::parse(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn text_is_trimmed_bounded_and_blank_is_none() {
+    assert_eq!(
+        Text::<10>::parse("  Solna ").map(Text::into_option),
+        Ok(Some("Solna".into()))
+    );
+    assert_eq!(Text::<10>::parse("   ").map(Text::into_option), Ok(None));
+    assert!(Text::<10>::parse("åäöåäöåäöåä").is_err());
+    assert!(RequiredText::<10>::parse(" ").is_err());
+}
+
+#[test]
+fn prose_keeps_line_breaks_and_tabs_but_no_other_control_characters() {
+    assert_eq!(
+        Prose::<50>::parse(" Line one.\nLine\ttwo. ").map(Prose::into_option),
+        Ok(Some("Line one.\nLine\ttwo.".into()))
+    );
+    assert!(Prose::<50>::parse("bell\u{7}").is_err());
+    assert!(Prose::<2>::parse("abc").is_err());
+    assert_eq!(Prose::<5>::parse("  ").map(Prose::into_option), Ok(None));
+}
+
+#[test]
+fn language_tags_follow_bcp_47_in_canonical_case() {
+    let tag = |text: &str| LanguageTag::parse(text).map(LanguageTag::into_inner);
+    assert_eq!(tag("sv"), Ok("sv".into()));
+    assert_eq!(tag("SV-se"), Ok("sv-SE".into()));
+    assert_eq!(tag("zh-hant-tw"), Ok("zh-Hant-TW".into()));
+    for bad in ["", "swedish language", "s", "sv_SE", "x", "en-"] {
+        assert!(tag(bad).is_err(), "{bad}");
+    }
+}

@@ -9,24 +9,24 @@ use shared::audit::AccessNote;
 use shared::error::{ApiError, Problem};
 use shared::extract::{JsonBytes, JsonResponse, PathId, decode_json};
 use shared::ids::PortalId;
-use shared::validate::Validator;
 
 use crate::IntegrationsState;
 use crate::caller::{self, CallerQuery};
 use crate::tools::ToolCallRequest;
 
-use super::{carry_out, check_elevenlabs, number, repeat_key, text_field};
+use super::{Field, carry_out, check_elevenlabs, number, repeat_key};
 
 /// ElevenLabs' conversation-initiation webhook body.
 #[derive(Debug, Deserialize)]
 struct ElevenLabsInbound {
-    caller_id: String,
+    caller_id: Field,
+    /// Parsed, so that a broken integration is refused; the portal is the path's.
+    #[serde(default, rename = "agent_id")]
+    _agent_id: Option<Field>,
+    #[serde(default, rename = "called_number")]
+    _called_number: Option<Field>,
     #[serde(default)]
-    agent_id: Option<String>,
-    #[serde(default)]
-    called_number: Option<String>,
-    #[serde(default)]
-    call_sid: Option<String>,
+    call_sid: Option<Field>,
 }
 
 /// ElevenLabs' conversation-initiation webhook
@@ -56,21 +56,8 @@ pub async fn elevenlabs_inbound(
 ) -> Result<JsonResponse<Value>, ApiError> {
     check_elevenlabs(&state, portal_id, &headers)?;
     let inbound: ElevenLabsInbound = decode_json(&body)?;
-    let mut v = Validator::new();
-    let from = number(&mut v, "caller_id", Some(&inbound.caller_id), &state);
-    for (field, value) in [
-        ("agent_id", &inbound.agent_id),
-        ("called_number", &inbound.called_number),
-    ] {
-        if let Some(value) = value {
-            text_field(&mut v, field, value);
-        }
-    }
-    let call_id = inbound
-        .call_sid
-        .as_deref()
-        .and_then(|sid| text_field(&mut v, "call_sid", sid));
-    v.finish()?;
+    let from = number(Some(&inbound.caller_id), &state);
+    let call_id = inbound.call_sid.and_then(Field::into_option);
     let query = CallerQuery {
         from_number: from,
         call_id,

@@ -30,8 +30,8 @@ use shared::error::ApiError;
 use shared::ids::PortalId;
 use shared::provider_auth;
 use shared::store::access_log::{Accessor, Action};
-use shared::validate::{self, Validator};
 use shared::webhook::{self, SignatureError};
+use shared::wire::Text;
 
 use crate::IntegrationsState;
 use crate::tools::{self, ToolCall, ToolCallRequest};
@@ -119,22 +119,16 @@ pub(crate) fn check_elevenlabs(
         .map_err(|reason| refused("elevenlabs", portal_id, reason))
 }
 
-/// A string field as platforms send it: text without control characters.
-pub(crate) fn text_field(v: &mut Validator, field: &str, value: &str) -> Option<String> {
-    v.check(field, validate::text(value, validate::MAX_SHORT_TEXT))
-        .flatten()
-}
+/// A string field as platforms send it: single-line text.
+pub(crate) type Field = Text<{ shared::wire::MAX_SHORT_TEXT }>;
 
-/// A caller's number as a platform gives it: a withheld one is no number (an unknown caller).
-pub(crate) fn number(
-    v: &mut Validator,
-    field: &str,
-    value: Option<&str>,
-    state: &IntegrationsState,
-) -> Option<String> {
+/// A caller's number as a platform gives it: a withheld or blank one is no number (an unknown
+/// caller).
+pub(crate) fn number(value: Option<&Field>, state: &IntegrationsState) -> Option<String> {
     value
-        .and_then(|raw| text_field(v, field, raw))
-        .and_then(|raw| shared::phone::normalise(&raw, state.region).ok())
+        .map(Field::as_str)
+        .filter(|raw| !raw.is_empty())
+        .and_then(|raw| shared::phone::normalise(raw, state.region).ok())
 }
 
 /// The id of a tool call from a platform that sends none: its name and arguments, hashed. A

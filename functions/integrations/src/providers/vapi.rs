@@ -9,13 +9,12 @@ use serde_json::{Map, Value, json};
 use shared::error::{ApiError, Problem};
 use shared::extract::{JsonBytes, JsonResponse, PathId, decode_json};
 use shared::ids::PortalId;
-use shared::validate::Validator;
 
 use crate::IntegrationsState;
 use crate::caller::{self, CallerQuery};
 use crate::tools::{self, ToolCallRequest};
 
-use super::{check_vapi, number, text_field};
+use super::{Field, check_vapi, number};
 
 /// Vapi's server message envelope.
 #[derive(Debug, Deserialize)]
@@ -27,7 +26,7 @@ struct VapiEnvelope {
 #[serde(rename_all = "camelCase")]
 struct VapiMessage {
     #[serde(rename = "type")]
-    kind: String,
+    kind: Field,
     #[serde(default)]
     call: Option<VapiCall>,
     #[serde(default)]
@@ -39,7 +38,7 @@ struct VapiMessage {
 #[derive(Debug, Deserialize)]
 struct VapiCall {
     #[serde(default)]
-    id: Option<String>,
+    id: Option<Field>,
     #[serde(default)]
     customer: Option<VapiCustomer>,
 }
@@ -47,7 +46,7 @@ struct VapiCall {
 #[derive(Debug, Deserialize)]
 struct VapiCustomer {
     #[serde(default)]
-    number: Option<String>,
+    number: Option<Field>,
 }
 
 /// The assistant a Vapi number answers with (`?assistantId=` on the server URL).
@@ -55,7 +54,7 @@ struct VapiCustomer {
 #[serde(rename_all = "camelCase")]
 pub struct VapiQuery {
     #[serde(default)]
-    assistant_id: Option<String>,
+    assistant_id: Option<Field>,
 }
 
 /// Vapi's server URL
@@ -92,33 +91,26 @@ pub async fn vapi_message(
     let Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let envelope: VapiEnvelope = decode_json(&body)?;
     let message = envelope.message;
-    let mut v = Validator::new();
-    let kind = text_field(&mut v, "message.type", &message.kind).unwrap_or_default();
     let call_id = message
         .call
         .as_ref()
-        .and_then(|call| call.id.as_deref())
-        .and_then(|id| text_field(&mut v, "message.call.id", id));
+        .and_then(|call| call.id.clone())
+        .and_then(Field::into_option);
     let customer = message
         .call
         .as_ref()
         .and_then(|call| call.customer.as_ref())
         .or(message.customer.as_ref())
-        .and_then(|customer| customer.number.as_deref());
-    match kind.as_str() {
+        .and_then(|customer| customer.number.as_ref());
+    match message.kind.as_str() {
         "assistant-request" => {
-            let from = number(&mut v, "message.call.customer.number", customer, &state);
+            let from = number(customer, &state);
             let assistant = query
                 .assistant_id
-                .as_deref()
-                .and_then(|id| text_field(&mut v, "assistantId", id));
-            if assistant.is_none() {
-                v.check::<()>(
-                    "assistantId",
-                    Err("is required for assistant-request".into()),
-                );
-            }
-            v.finish()?;
+                .and_then(Field::into_option)
+                .ok_or_else(|| {
+                    ApiError::field("assistantId", "is required for assistant-request")
+                })?;
             let query = CallerQuery {
                 from_number: from,
                 call_id,
@@ -131,19 +123,17 @@ pub async fn vapi_message(
         }
         "tool-calls" => {
             let calls = message.tool_call_list.unwrap_or_default();
-            if call_id.is_none() {
-                v.check::<()>("message.call.id", Err("is required for tool-calls".into()));
-            }
-            v.finish()?;
+            let call_id = call_id
+                .ok_or_else(|| ApiError::field("message.call.id", "is required for tool-calls"))?;
             let mut results = Vec::with_capacity(calls.len());
             for (i, entry) in calls.iter().enumerate() {
                 let (id, name, arguments) = vapi_tool_call(entry, i)?;
                 let request = ToolCallRequest {
-                    call_id: call_id.clone().unwrap_or_default(),
+                    call_id: call_id.clone(),
                     tool_call_id: id.clone(),
                     name: name.clone(),
                     arguments,
-                    from_number: customer.map(str::to_string),
+                    from_number: customer.map(|number| number.as_str().to_string()),
                 };
                 let call = request.validated(state.region)?;
                 let (result, _) = tools::carry_out(&state, PortalId(portal_id), &call).await?;
@@ -151,10 +141,7 @@ pub async fn vapi_message(
             }
             Ok(JsonResponse::ok(json!({ "results": results })))
         }
-        _ => {
-            v.finish()?;
-            Ok(JsonResponse::ok(json!({})))
-        }
+        _ => Ok(JsonResponse::ok(json!({}))),
     }
 }
 
