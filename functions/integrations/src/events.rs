@@ -40,6 +40,13 @@ type AnswerText = Prose<MAX_ANSWER_TEXT>;
 /// A failure's words from the platform.
 type Detail = Prose<MAX_DETAIL>;
 
+/// A delivery's `type`, read before its kind's fields.
+#[derive(Deserialize)]
+struct TypeOnly {
+    #[serde(rename = "type")]
+    kind: String,
+}
+
 /// A delivery, as `VoiceEvent::decode` reads it; its `type` names the kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum VoiceEvent {
@@ -50,27 +57,20 @@ pub enum VoiceEvent {
 
 impl VoiceEvent {
     /// Reads a delivery: its `type`, then that kind's fields, then the rules between them,
-    /// with its numbers in E.164 (read in `region` when written nationally). The kind is taken
-    /// out first because serde reads a tagged enum's fields without their paths; read this way,
+    /// with its numbers in E.164 (read in `region` when written nationally). The kind is read
+    /// first because serde reads a tagged enum's fields without their paths; read this way,
     /// every field that fails is named, whichever step found it.
     pub fn decode(bytes: &[u8], region: DefaultRegion) -> Result<Self, ApiError> {
-        let mut document: Map<String, Value> = decode_json(bytes)?;
-        let kind = document.remove("type");
-        let fields = serde_json::to_vec(&document).map_err(|error| {
-            ApiError::internal(format!("a decoded document did not encode: {error}"))
-        })?;
-        match kind.as_ref().and_then(Value::as_str) {
-            Some("call.ended") => {
-                decode_json_then(&fields, |event: CallEnded| event.validated(region))
-                    .map(Self::CallEnded)
+        let TypeOnly { kind } = decode_json(bytes)?;
+        let fields = bytes;
+        match kind.as_str() {
+            "call.ended" => decode_json_then(fields, |event: CallEnded| event.validated(region))
+                .map(Self::CallEnded),
+            "call.analyzed" => {
+                decode_json_then(fields, CallAnalyzed::validated).map(Self::CallAnalyzed)
             }
-            Some("call.analyzed") => {
-                decode_json_then(&fields, CallAnalyzed::validated).map(Self::CallAnalyzed)
-            }
-            Some("call.failed") => {
-                decode_json_then(&fields, |event: CallFailed| event.validated(region))
-                    .map(Self::CallFailed)
-            }
+            "call.failed" => decode_json_then(fields, |event: CallFailed| event.validated(region))
+                .map(Self::CallFailed),
             _ => Err(ApiError::field(
                 "type",
                 format!("must be one of {}", KINDS.map(|kind| kind.tag).join(", ")),
@@ -163,6 +163,10 @@ pub enum Direction {
     "requests": [{"request": "Call her daughter.", "transcriptLineIndex": 1}]
 }))]
 pub struct CallEnded {
+    /// `{"type": ...}`, read by `VoiceEvent::decode`; the schema's `type` is written there.
+    #[serde(rename = "type")]
+    #[schema(ignore)]
+    pub _kind: serde::de::IgnoredAny,
     /// The platform's id of this delivery; a redelivery carries the same one.
     #[schema(value_type = PlatformId, inline)]
     pub event_id: String,
@@ -226,6 +230,10 @@ pub struct IncomingRequest {
     "answers": [{"questionId": 21, "answerText": "Ja", "answeredAt": "2026-11-21T08:02:00Z"}]
 }))]
 pub struct CallAnalyzed {
+    /// `{"type": ...}`, read by `VoiceEvent::decode`; the schema's `type` is written there.
+    #[serde(rename = "type")]
+    #[schema(ignore)]
+    pub _kind: serde::de::IgnoredAny,
     #[schema(value_type = PlatformId, inline)]
     pub event_id: String,
     #[schema(value_type = PlatformId, inline)]
@@ -280,6 +288,10 @@ fn e164(v: &mut Validator, field: &str, number: &mut String, region: DefaultRegi
     "toNumber": "+46731110001", "startDate": "2026-11-23T09:05:00Z", "outcome": "busy"
 }))]
 pub struct CallFailed {
+    /// `{"type": ...}`, read by `VoiceEvent::decode`; the schema's `type` is written there.
+    #[serde(rename = "type")]
+    #[schema(ignore)]
+    pub _kind: serde::de::IgnoredAny,
     /// The platform's id of this delivery; a redelivery carries the same one.
     #[schema(value_type = PlatformId, inline)]
     pub event_id: String,

@@ -563,7 +563,7 @@ async fn a_report_for_another_portals_entry_is_acknowledged_and_changes_nothing(
     let unknown = app.deliver(1, &failed("bad-1", id, 1, "hung_up", t0)).await;
     let problem = unknown.problem(StatusCode::BAD_REQUEST);
     assert!(
-        problem["errors"]["$"][0]
+        problem["errors"]["outcome"][0]
             .as_str()
             .unwrap()
             .contains("`hung_up`"),
