@@ -2,7 +2,7 @@
 API declares beyond JSON Schema's own (`phone`, `language-tag`, `plain-text`, `prose`, `name`,
 `time-of-day`), so
 positive test data holds numbers, tags and text a person could actually send; the access log's
-periods kept in order; and one known false report of schemathesis's left out (see the end)."""
+periods kept in order, instants in their range and names with a letter; and one known false report of schemathesis's left out (see the end)."""
 
 import re
 from datetime import datetime, timedelta
@@ -76,9 +76,63 @@ def _ordered_period(values) -> None:
         return
 
 
+# Rules a JSON Schema pattern cannot state portably, which the wire types hold and the
+# descriptions say: an instant lies from 2000 up to 2200 (`startDate`: from 7 days ago to 3
+# years ahead), and a name has at least one letter. Positive data is made to keep them (an
+# instant outside is moved inside, a name without a letter gets one in front, within its
+# length); a value that is not a date-time or not a string is left alone, so negative data
+# stays negative.
+_INSTANTS = {"from", "to", "startDate"}
+
+
+def _has_letter(text: str) -> bool:
+    return any(c.isalpha() for c in text)
+
+
+def _inside(key: str, value: str):
+    try:
+        at = datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        return value
+    if at.tzinfo is None:
+        return value
+    now = datetime.now(at.tzinfo)
+    if key == "startDate":
+        low, high = now - timedelta(days=6), now + timedelta(days=365 * 3 - 1)
+    else:
+        low = datetime(2000, 1, 2, tzinfo=at.tzinfo)
+        high = datetime(2199, 12, 30, tzinfo=at.tzinfo)
+    if low <= at <= high:
+        return value
+    return (now + timedelta(days=1)).isoformat() if key == "startDate" else low.isoformat()
+
+
+def _keep_rules(values, path: str) -> None:
+    if isinstance(values, list):
+        for item in values:
+            _keep_rules(item, path)
+        return
+    if not isinstance(values, dict):
+        return
+    for key, value in list(values.items()):
+        if key in _INSTANTS and isinstance(value, str):
+            values[key] = _inside(key, value)
+        elif (
+            key == "name"
+            and isinstance(value, str)
+            and value.strip()
+            and not _has_letter(value)
+            and path.startswith(("/clients", "/contact-details"))
+        ):
+            values[key] = "A" + value[1:]
+
+
 @schemathesis.hook
 def before_call(context, case, **kwargs):
-    if case.operation.path.startswith("/access-log"):
+    path = case.operation.path
+    _keep_rules(case.query, path)
+    _keep_rules(case.body, path)
+    if path.startswith("/access-log"):
         _ordered_period(case.query)
         _ordered_period(case.body)
 
