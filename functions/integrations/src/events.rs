@@ -62,14 +62,13 @@ impl VoiceEvent {
     /// every field that fails is named, whichever step found it.
     pub fn decode(bytes: &[u8], region: DefaultRegion) -> Result<Self, ApiError> {
         let TypeOnly { kind } = decode_json(bytes)?;
-        let fields = bytes;
         match kind.as_str() {
-            "call.ended" => decode_json_then(fields, |event: CallEnded| event.validated(region))
+            "call.ended" => decode_json_then(bytes, |event: CallEnded| event.validated(region))
                 .map(Self::CallEnded),
             "call.analyzed" => {
-                decode_json_then(fields, CallAnalyzed::validated).map(Self::CallAnalyzed)
+                decode_json_then(bytes, CallAnalyzed::validated).map(Self::CallAnalyzed)
             }
-            "call.failed" => decode_json_then(fields, |event: CallFailed| event.validated(region))
+            "call.failed" => decode_json_then(bytes, |event: CallFailed| event.validated(region))
                 .map(Self::CallFailed),
             _ => Err(ApiError::field(
                 "type",
