@@ -10,6 +10,7 @@ pub mod clock;
 pub mod config;
 pub mod contact_window;
 pub mod domain;
+pub mod entry;
 pub mod error;
 pub mod escalation;
 pub mod extract;

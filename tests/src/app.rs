@@ -1,10 +1,8 @@
 //! `spawn_app`: the whole API over either store with a manual clock, a dev outbox, a recording
 //! dialler and (on DynamoDB) request and capacity counters; `TestApp` drives it.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use axum::Router;
 use axum::body::Body;
 use chrono::{DateTime, Utc};
@@ -17,7 +15,7 @@ use local_api::{DEMO_FIXTURE, LocalApi};
 use shared::clock::ManualClock;
 use shared::config::Tables;
 use shared::fixture::Seed;
-use shared::notify::{Channel, Dialler, DiallerMessage, SqsDialler};
+use shared::notify::{Dialler, DiallerMessage, SqsDialler};
 use shared::store::Store;
 use shared::store::dynamo::{DynamoStore, RequestCounter};
 use shared::store::memory::MemoryStore;
@@ -28,6 +26,8 @@ use crate::endpoints::{EventSecrets, prepared_event};
 use crate::faults;
 use crate::moto::*;
 use crate::requests::*;
+
+mod observe;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -328,18 +328,8 @@ impl TestApp {
     /// A JSON POST from source address `ip`, as local-api's TCP peer (or API Gateway's
     /// `sourceIp`) would give it.
     pub async fn post_json_from(&self, ip: &str, path: &str, body: Value) -> TestResponse {
-        let mut request = body_request(
-            Method::POST,
-            path,
-            None,
-            "application/json",
-            body.to_string(),
-        );
         let peer = std::net::SocketAddr::new(ip.parse().expect("an IP address"), 40_000);
-        request
-            .extensions_mut()
-            .insert(axum::extract::ConnectInfo(peer));
-        self.send(request).await
+        self.send(json_post_from(peer, path, body)).await
     }
 
     /// A JSON POST through a proxy on this machine: the TCP peer is loopback and
@@ -350,21 +340,12 @@ impl TestApp {
         path: &str,
         body: Value,
     ) -> TestResponse {
-        let mut request = body_request(
-            Method::POST,
-            path,
-            None,
-            "application/json",
-            body.to_string(),
-        );
+        let peer = std::net::SocketAddr::from(([127, 0, 0, 1], 40_000));
+        let mut request = json_post_from(peer, path, body);
         request.headers_mut().insert(
             "x-forwarded-for",
             forwarded_for.parse().expect("a header value"),
         );
-        let peer = std::net::SocketAddr::from(([127, 0, 0, 1], 40_000));
-        request
-            .extensions_mut()
-            .insert(axum::extract::ConnectInfo(peer));
         self.send(request).await
     }
 
@@ -375,41 +356,6 @@ impl TestApp {
             serde_json::json!({ "phoneNumber": phone }),
         )
         .await
-    }
-
-    /// The SMS sent so far that are not login codes (alerts' messages), as (to, message),
-    /// oldest first.
-    pub fn alert_messages(&self) -> Vec<(String, String)> {
-        self.api
-            .outbox
-            .messages()
-            .into_iter()
-            .filter(|m| m.channel == Channel::Sms && !m.message.contains("login code"))
-            .map(|m| (m.to, m.message))
-            .collect()
-    }
-
-    /// Who the alerts' SMS went to so far, oldest first.
-    pub fn alert_recipients(&self) -> Vec<String> {
-        self.alert_messages()
-            .into_iter()
-            .map(|(to, _)| to)
-            .collect()
-    }
-
-    /// The code of the newest SMS sent to `phone`.
-    pub fn last_code(&self, phone: &str) -> String {
-        let message = self
-            .api
-            .outbox
-            .messages()
-            .into_iter()
-            .rev()
-            .find(|m| m.to == phone)
-            .expect("an SMS was sent");
-        otp_in(&message.message)
-            .expect("the SMS carries a 6-digit code")
-            .to_string()
     }
 
     pub async fn validate(&self, phone: &str, request_id: &str, otp: &str) -> TestResponse {
@@ -452,167 +398,25 @@ impl TestApp {
         answer.json()
     }
 
-    /// Every dialler message delivered so far, with its deduplication id: from the SQS queue
-    /// (drained, and kept), or from the outbox.
-    pub async fn delivered_calls(&self) -> Vec<(String, DiallerMessage)> {
-        let Some((client, url)) = &self.queue else {
-            let delivered = self
-                .api
-                .outbox
-                .messages()
-                .into_iter()
-                .filter(|m| m.channel == Channel::Dialler)
-                .map(|m| {
-                    let message: DiallerMessage = serde_json::from_str(&m.message).unwrap();
-                    (message.deduplication_id(), message)
-                })
-                .collect::<Vec<_>>();
-            return delivered;
-        };
-        let mut delivered = self.drained.lock().unwrap().clone();
-        loop {
-            let out = client
-                .receive_message()
-                .queue_url(url)
-                .max_number_of_messages(10)
-                .message_system_attribute_names(
-                    aws_sdk_sqs::types::MessageSystemAttributeName::MessageDeduplicationId,
-                )
-                .send()
-                .await
-                .expect("messages are received");
-            let messages = out.messages.unwrap_or_default();
-            if messages.is_empty() {
-                *self.drained.lock().unwrap() = delivered.clone();
-                return delivered;
-            }
-            for message in messages {
-                let id = message
-                    .attributes
-                    .as_ref()
-                    .and_then(|a| {
-                        a.get(
-                            &aws_sdk_sqs::types::MessageSystemAttributeName::MessageDeduplicationId,
-                        )
-                    })
-                    .cloned()
-                    .unwrap_or_default();
-                let body: DiallerMessage =
-                    serde_json::from_str(message.body.as_deref().unwrap_or_default()).unwrap();
-                delivered.push((id, body));
-                // FIFO groups stay blocked until their received messages are deleted.
-                client
-                    .delete_message()
-                    .queue_url(url)
-                    .receipt_handle(message.receipt_handle.unwrap_or_default())
-                    .send()
-                    .await
-                    .expect("a received message is deleted");
-            }
-        }
-    }
-
-    /// Asserts the DynamoDB requests since the last count, exactly, by operation; nothing on
-    /// the in-memory store.
-    #[track_caller]
-    pub fn expect_requests(&self, expected: &[(&str, usize)]) {
-        if let Some(counts) = self.take_dynamo_requests() {
-            let expected: HashMap<String, usize> = expected
-                .iter()
-                .map(|(operation, n)| (operation.to_string(), *n))
-                .collect();
-            assert_eq!(counts, expected, "DynamoDB requests by operation");
-        }
-    }
-
-    /// Every stored item of both tables (or of the in-memory store), one line each in a stable
-    /// order: what a refused or failed request must leave exactly as it was.
-    pub async fn snapshot(&self) -> Vec<String> {
-        if let Some(memory) = &self.memory {
-            return memory.snapshot();
-        }
-        let tables = self.tables.as_ref().expect("DynamoDB runs have tables");
-        let client = dynamo_client();
-        let mut lines = Vec::new();
-        for table in [&tables.data, &tables.auth] {
-            let mut pages = client
-                .scan()
-                .table_name(table)
-                .into_paginator()
-                .items()
-                .send();
-            while let Some(item) = pages.next().await {
-                let item = item.expect("the table is scanned");
-                lines.push(format!("{table} {}", canonical_item(&item)));
-            }
-        }
-        lines.sort();
-        lines
-    }
-
     /// The same API with its access log replaced (by one whose writes fail, say).
     pub fn with_access_log(mut self, log: Arc<dyn shared::store::AccessLogWriter>) -> Self {
         self.api.services.access_log = log;
         self.router = self.api.router();
         self
     }
-
-    /// Every access record of these portals, oldest first, read from the store itself (a
-    /// read through the API would add records of its own).
-    pub async fn access_records(
-        &self,
-        portals: &[i32],
-    ) -> Vec<shared::store::access_log::AccessRecord> {
-        let mut records = Vec::new();
-        for portal in portals {
-            let page = self
-                .api
-                .services
-                .store
-                .portal_log(
-                    shared::ids::PortalId(*portal),
-                    &shared::store::access_log::LogQuery::default(),
-                )
-                .await
-                .expect("the access log is read");
-            records.extend(page.items);
-        }
-        records.sort_by(|a, b| a.id.cmp(&b.id));
-        records
-    }
-
-    /// DynamoDB requests since the last call, by operation; `None` on the in-memory store.
-    pub fn take_dynamo_requests(&self) -> Option<HashMap<String, usize>> {
-        self.counter.as_ref().map(RequestCounter::take)
-    }
 }
 
-fn canonical_item(item: &HashMap<String, AttributeValue>) -> String {
-    let mut members: Vec<String> = item
-        .iter()
-        .map(|(name, value)| format!("{name}={}", canonical(value)))
-        .collect();
-    members.sort();
-    format!("{{{}}}", members.join(","))
-}
-
-/// An attribute value written the same way whatever order its maps and sets came in.
-fn canonical(value: &AttributeValue) -> String {
-    let sorted = |mut parts: Vec<String>| {
-        parts.sort();
-        parts.join(",")
-    };
-    match value {
-        AttributeValue::M(map) => canonical_item(map),
-        AttributeValue::L(list) => format!(
-            "[{}]",
-            list.iter().map(canonical).collect::<Vec<_>>().join(",")
-        ),
-        AttributeValue::Ss(set) | AttributeValue::Ns(set) => format!("<{}>", sorted(set.clone())),
-        AttributeValue::Bs(set) => format!(
-            "<{}>",
-            sorted(set.iter().map(|b| format!("{b:?}")).collect())
-        ),
-        other => format!("{other:?}"),
-    }
+/// A JSON POST as it arrives from the TCP peer `peer`.
+fn json_post_from(peer: std::net::SocketAddr, path: &str, body: Value) -> Request<Body> {
+    let mut request = body_request(
+        Method::POST,
+        path,
+        None,
+        "application/json",
+        body.to_string(),
+    );
+    request
+        .extensions_mut()
+        .insert(axum::extract::ConnectInfo(peer));
+    request
 }

@@ -2,9 +2,7 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::runtime::init_tracing();
-    let platform = shared::runtime::Platform::from_env().await?;
+    let platform = shared::entry::start().await?;
     let state = clients::ClientsState::new(&platform.services);
-    let router = clients::router(state);
-    lambda_http::run(shared::runtime::with_metrics(router)?).await
+    shared::entry::serve_http(clients::router(state)).await
 }

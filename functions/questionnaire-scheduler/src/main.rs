@@ -2,8 +2,7 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
-    shared::runtime::init_tracing();
-    let platform = shared::runtime::Platform::from_env().await?;
+    let platform = shared::entry::start().await?;
     let scheduler = questionnaire_scheduler::Scheduler::for_lambda(&platform)?;
     let scheduler = &scheduler;
     let handler = lambda_runtime::service_fn(move |event| scheduler.handle(event));

@@ -2,10 +2,14 @@
 //! bidirectional control, format, private-use or unassigned character, nor an invisible-only
 //! name, gets through.
 
+use std::fmt;
+
+use chrono::{DateTime, Utc};
 use icu_properties::CodePointMapData;
 use icu_properties::props::GeneralCategory;
 use proptest::prelude::*;
 use proptest::sample::select;
+use serde::Serialize;
 
 use super::*;
 
