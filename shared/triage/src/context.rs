@@ -22,7 +22,7 @@ use crate::normalise::Tokens;
 use crate::rules::{
     Dialogue, Direction, FOR_AGENT, FOR_REPLY, FOR_TEXT, Hit, Kind, Paths, Role, Rules,
 };
-use crate::{CallText, Category, Finding, Source, Speaker};
+use crate::{CallText, Category, Finding, Level, Source, Speaker};
 
 mod reply;
 mod sentence;
@@ -141,6 +141,9 @@ pub(crate) struct Analyser<'r> {
     entries: Vec<Entry>,
     /// The caller speaks for the client (a relative, a neighbour).
     third_party: bool,
+    /// A counted text said that something is happening now and badly (`Dialogue::Acute`,
+    /// not negated, not in the past, not an "if").
+    acute: bool,
 }
 
 /// What one sentence holds, once its modifiers are applied.
@@ -186,6 +189,7 @@ impl<'r> Analyser<'r> {
             found: Vec::new(),
             entries: Vec::new(),
             third_party: false,
+            acute: false,
         }
     }
 
@@ -194,6 +198,7 @@ impl<'r> Analyser<'r> {
         self.found.clear();
         self.entries.clear();
         self.third_party = false;
+        self.acute = false;
     }
 
     /// Reads a caller line (transcript index `index`).
@@ -400,6 +405,27 @@ impl<'r> Analyser<'r> {
             {
                 self.third_party = true;
             }
+            if !self.acute {
+                let hits = &self.hits[i..j];
+                let pattern = |h: &Hit| &self.rules.patterns[h.pattern as usize];
+                let acute = hits.iter().any(|(_, h)| {
+                    pattern(h).role == Role::Dialogue(Dialogue::Acute)
+                        && pattern(h).lang & lang != 0
+                });
+                let hedged = hits.iter().any(|(_, h)| {
+                    matches!(
+                        pattern(h).role,
+                        Role::Modifier {
+                            kind: Kind::Negated | Kind::Hypothetical | Kind::Historical,
+                            ..
+                        }
+                    )
+                });
+                // About someone else ("my sister is in hospital") it says nothing of the client.
+                let someone_else =
+                    reading.cues & (Kind::Other.bit() | Kind::OtherElsewhere.bit()) != 0;
+                self.acute = acute && !hedged && !someone_else;
+            }
             self.entries.push(Entry::Clause(Clause {
                 unit,
                 orig: (s.orig_start, s.orig_end),
@@ -530,6 +556,16 @@ impl<'r> Analyser<'r> {
                 ),
                 Source::CallerLine(reply),
             ),
+        };
+        // A concern said with a sign that it is happening now and badly ("out of nowhere",
+        // "clammy", "it won't stop") is escalated: where a rule must guess, it escalates.
+        // Not low mood or medication: "help me" about loneliness or a missed dose is not an
+        // emergency (a death wish has triggers of its own).
+        let escalates = !matches!(category, Category::LowMood | Category::Medication);
+        let category = if category.level() == Level::Concern && escalates && self.acute {
+            Category::OtherEmergency
+        } else {
+            category
         };
         Some(Finding {
             level: category.level(),

@@ -130,6 +130,9 @@ pub(crate) enum Dialogue {
     /// The agent tells the client that help is coming now ("Jag skickar hjälp", "Help is on
     /// the way"): a promise a person must keep, whatever the caller's words were.
     Dispatch,
+    /// A sign that what the call raised is happening now and badly ("suddenly", "clammy",
+    /// "it won't stop", "help me"): it makes a concern urgent.
+    Acute,
 }
 
 /// What a pattern is for.
@@ -368,7 +371,8 @@ fn used_for(role: Role) -> u8 {
             | Dialogue::ThirdPerson
             | Dialogue::ThirdParty
             | Dialogue::Present
-            | Dialogue::Client,
+            | Dialogue::Client
+            | Dialogue::Acute,
         ) => FOR_TEXT,
     }
 }

@@ -367,7 +367,7 @@ fn unseen_wordings_of_every_urgent_category_and_trap_are_triaged_as_labelled() {
 fn an_agent_promising_help_now_makes_the_call_urgent_whatever_the_caller_said() {
     assert_eq!(
         dialogue(&[
-            ('c', "the kitchen is all grey and the beeper is going"),
+            ('c', "the thing in the hall is doing that noise again"),
             ('a', "I'm sending help right now. Please go outside."),
         ]),
         "other_emergency"

@@ -304,6 +304,7 @@ fn parse_dialogue<'a>(f: &[&'a str]) -> Result<(Role, &'a str), String> {
         "present" => Dialogue::Present,
         "client" => Dialogue::Client,
         "dispatch" => Dialogue::Dispatch,
+        "acute" => Dialogue::Acute,
         other => match other.strip_prefix("inability:").and_then(Category::parse) {
             Some(c) => Dialogue::Inability(c),
             None => return Err(format!("unknown dialogue kind {other:?}")),
