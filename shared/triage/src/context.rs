@@ -36,6 +36,9 @@ const MAX_REPLY_WORDS: usize = 8;
 /// Nor is one longer than this many bytes ("Ja, det har jag faktiskt, sedan i morse.").
 const MAX_REPLY_CHARS: usize = 48;
 
+/// A caller's question of at most this many words is an echo of the agent's words.
+const ECHO_WORDS: usize = 3;
+
 /// How far a third-person pronoun of a caller's sentence reaches as "someone else".
 const PRONOUN_WINDOW: u16 = 8;
 
@@ -396,6 +399,11 @@ impl<'r> Analyser<'r> {
                 s.end,
                 &mut self.found,
             );
+            // A caller's question of a few words ("Chest pain?", "Ramlat?", "An ambulance?")
+            // repeats what the agent said to make sure of it: it reports nothing.
+            if caller && s.question && s.end - s.start <= ECHO_WORDS {
+                self.found.truncate(start);
+            }
             if caller
                 && self.hits[i..j].iter().any(|(_, h)| {
                     self.rules.patterns[h.pattern as usize].role

@@ -46,6 +46,17 @@ pub(crate) struct Tokens {
 /// Titles written with a point that does not end the sentence.
 const TITLES: [&str; 8] = ["mr", "mrs", "ms", "dr", "st", "prof", "fr", "jr"];
 
+/// Spoken forms (folded) and the written word (folded) they stand for; none is an English
+/// word, so the map needs no language.
+const SPOKEN: [(&str, &str); 6] = [
+    ("sej", "sig"),
+    ("mej", "mig"),
+    ("dej", "dig"),
+    ("nat", "nagot"),
+    ("nanting", "nagonting"),
+    ("nanstans", "nagonstans"),
+];
+
 /// The text of the comma token.
 pub(crate) const COMMA: &str = ",";
 
@@ -199,6 +210,15 @@ impl Builder<'_> {
         if let Some(start) = self.word_start.take()
             && self.out.text.len() > start
         {
+            // Spoken Swedish as speech-to-text writes it: "sej", "mej", "nåt" are "sig", "mig",
+            // "något", so one rule row serves both (rules are normalised by this same code).
+            if let Some(&(_, written)) = SPOKEN
+                .iter()
+                .find(|(spoken, _)| spoken.as_bytes() == &self.out.text[start..])
+            {
+                self.out.text.truncate(start);
+                self.out.text.extend_from_slice(written.as_bytes());
+            }
             self.out.toks.push(Tok {
                 start: start as u32,
                 end: self.out.text.len() as u32,
