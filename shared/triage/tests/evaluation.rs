@@ -1,5 +1,5 @@
-//! Evaluation of the triage on the labelled call sets in eval/triage/: six development sets
-//! (dev.cases.json to dev6.cases.json, each written apart by another person; all tuned on)
+//! Evaluation of the triage on the labelled call sets in eval/triage/: seven development sets
+//! (dev.cases.json to dev7.cases.json, each written apart by another person; all tuned on)
 //! and the held-out set (holdout.cases.json, written independently and never tuned on; its
 //! test is skipped while the file is absent). Each test prints urgent recall, the false-alarm rate,
 //! concern recall, category accuracy on urgent calls and every miss. The development sets fail
@@ -21,9 +21,8 @@ const DEV4_MAX_FALSE_ALARM: f64 = 22.0 / 161.0;
 
 // The fifth development set was the held-out set until its first measurement, 2026-11-25:
 // 109 of 140 urgent calls (77.9 %), 26 false alarms of 160 (16.2 %). Its misses were turned
-// into rules by cause since: no urgent call missed, 21 false alarms (13.1 %; 20 before
-// concerns said with a sign of acuity were escalated).
-const DEV5_MAX_FALSE_ALARM: f64 = 21.0 / 160.0;
+// into rules by cause since: no urgent call missed, 18 false alarms (11.2 %).
+const DEV5_MAX_FALSE_ALARM: f64 = 18.0 / 160.0;
 
 // The sixth development set was the held-out set until its first measurement, 2026-11-25:
 // 112 of 140 urgent calls (80.0 %), 16 false alarms of 160 (10.0 %). Its misses were turned
@@ -33,12 +32,20 @@ const DEV5_MAX_FALSE_ALARM: f64 = 21.0 / 160.0;
 const DEV6_MIN_RECALL: f64 = 137.0 / 140.0;
 const DEV6_MAX_FALSE_ALARM: f64 = 17.0 / 160.0;
 
-// The held-out set's first measurement, 2026-11-27: 118 of 140 urgent calls (84.3 %), 16
-// false alarms of 160 (10.0 %); the rules before the sixth set's round scored 115 of 140 on it.
-// These bars keep the rules from getting worse on it; the goal is not met on it
-// (docs/triage.md). Never tuned on: a change made from its misses needs a new held-out set.
-const HOLDOUT_MIN_RECALL: f64 = 118.0 / 140.0;
-const HOLDOUT_MAX_FALSE_ALARM: f64 = 16.0 / 160.0;
+// The seventh development set was the held-out set until its first measurement, 2026-11-27:
+// 118 of 140 urgent calls (84.3 %), 16 false alarms of 160 (10.0 %). Its misses were turned
+// into rule families since (and a caller's echo question reports nothing): 139 of 140, 13
+// false alarms (8.1 %).
+const DEV7_MIN_RECALL: f64 = 139.0 / 140.0;
+const DEV7_MAX_FALSE_ALARM: f64 = 13.0 / 160.0;
+
+// The held-out set's first measurement, 2026-11-27: 126 of 140 urgent calls (90.0 %), 30
+// false alarms of 160 (18.8 %); the rules of the start of that day scored 121 of 140 and 29
+// false alarms on it. These bars keep the rules from getting worse on it; the goal is not met
+// on it (docs/triage.md). Never tuned on: a change made from its misses needs a new held-out
+// set.
+const HOLDOUT_MIN_RECALL: f64 = 126.0 / 140.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 30.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
@@ -272,6 +279,11 @@ fn fifth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate
 #[test]
 fn sixth_dev_set_keeps_its_tuned_recall_and_false_alarm_rate() {
     evaluate("dev6.cases.json", DEV6_MIN_RECALL, DEV6_MAX_FALSE_ALARM);
+}
+
+#[test]
+fn seventh_dev_set_keeps_its_tuned_recall_and_false_alarm_rate() {
+    evaluate("dev7.cases.json", DEV7_MIN_RECALL, DEV7_MAX_FALSE_ALARM);
 }
 
 #[test]
