@@ -56,10 +56,11 @@ impl AuditLog {
             account_id,
             period,
             client_ids,
+            at: now,
         };
         let count = self
             .reading
-            .note_reading(&reading, self.rules.clients, now)
+            .note_reading(&reading, self.rules.clients)
             .await?;
         if count.crossed(self.rules.clients) {
             tracing::warn!(
@@ -197,4 +198,14 @@ pub fn logged<S: Clone + Send + Sync + 'static>(
     audit: AuditLog,
 ) -> axum::Router<S> {
     router.route_layer(axum::middleware::from_fn_with_state(audit, layer))
+}
+
+/// `logged` for routes that are all logged, with the state that carries their `AuditLog`.
+pub fn logged_with_state<S>(router: axum::Router<S>, state: S) -> axum::Router
+where
+    S: Clone + Send + Sync + 'static,
+    AuditLog: axum::extract::FromRef<S>,
+{
+    let audit = axum::extract::FromRef::from_ref(&state);
+    logged(router, audit).with_state(state)
 }

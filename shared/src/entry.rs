@@ -1,6 +1,6 @@
 //! What every Lambda's `main` does: start once per cold start, then serve its events.
 
-use crate::runtime::{Platform, init_tracing, with_metrics};
+use crate::runtime::{Platform, finish, init_tracing, with_metrics};
 use crate::store::BoxError;
 
 /// Starts logging before the configuration is read, so that a configuration a function
@@ -10,8 +10,8 @@ pub async fn start() -> Result<Platform, BoxError> {
     Platform::from_env().await
 }
 
-/// Serves an HTTP function's router under the Lambda runtime, flushing each invocation's
-/// metrics before its answer is posted.
-pub async fn serve_http(router: axum::Router) -> Result<(), BoxError> {
-    lambda_http::run(with_metrics(router)?).await
+/// Serves an HTTP function's routes under the Lambda runtime, with the layers every function
+/// has (`runtime::finish`), flushing each invocation's metrics before its answer is posted.
+pub async fn serve_http(routes: axum::Router) -> Result<(), BoxError> {
+    lambda_http::run(with_metrics(finish(routes))?).await
 }

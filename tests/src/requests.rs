@@ -20,6 +20,15 @@ impl TestResponse {
         })
     }
 
+    /// The `Retry-After` header's seconds; panics when it is missing or not a number.
+    pub fn retry_after(&self) -> i64 {
+        self.headers["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+
     pub fn content_type(&self) -> &str {
         self.headers
             .get(http::header::CONTENT_TYPE)

@@ -65,19 +65,14 @@ impl AccessLogState {
     }
 }
 
-/// The function's Lambda router: its routes plus the shared layers.
-pub fn router(state: AccessLogState) -> Router {
-    shared::runtime::finish(routes(state))
-}
-
-/// The bare routes, for `local-api` to merge with the other functions'.
+/// The function's routes: a Lambda serves them through `shared::entry::serve_http`, `local-api`
+/// merges them with the other functions'.
 pub fn routes(state: AccessLogState) -> Router {
-    let audit = state.audit.clone();
     let routes = Router::new()
         .route("/access-log", get(portal_log))
         .route("/access-log/clients/{id}", get(client_extract))
         .route("/access-log/reviews", get(list_reviews).post(record_review));
-    shared::audit::logged(routes, audit).with_state(state)
+    shared::audit::logged_with_state(routes, state)
 }
 
 /// Lets admins through; anyone else's attempt is noted as a denial (with the client, when it

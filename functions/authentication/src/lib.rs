@@ -21,8 +21,8 @@ use shared::runtime::{Platform, Services};
 use shared::source::SourceNetwork;
 use shared::store::optimistic::{self, LostRace, Round};
 use shared::store::{
-    AuthStore, BoxError, CodeSend, Narrow, OtpRequest, SendLog, Session, SessionReader,
-    StaffAccount, StoreError,
+    AuthStore, BoxError, CodeSend, Narrow, OtpLogin, OtpRequest, OtpSave, SendLog, Session,
+    SessionReader, StaffAccount, StoreError,
 };
 use utoipa::ToSchema;
 
@@ -65,12 +65,8 @@ impl AuthState {
     }
 }
 
-/// The function's Lambda router: its routes plus the shared layers.
-pub fn router(state: AuthState) -> Router {
-    shared::runtime::finish(routes(state))
-}
-
-/// The bare routes, for `local-api` to merge with the other functions'.
+/// The function's routes: a Lambda serves them through `shared::entry::serve_http`, `local-api`
+/// merges them with the other functions'.
 pub fn routes(state: AuthState) -> Router {
     Router::new()
         .route("/authentication/request-otp", post(request_otp))
@@ -204,7 +200,12 @@ async fn request_otp(
         };
         if let Round::Lost = state
             .store
-            .save_otp(&request, replaced.as_deref(), &next_log, read_version)
+            .save_otp(OtpSave {
+                request: &request,
+                replaces: replaced.as_deref(),
+                log: &next_log,
+                read_version,
+            })
             .await
             .or_lost()?
         {
@@ -282,11 +283,7 @@ async fn validate_otp(
     }
     let presented = auth::otp_hash(&state.otp_key, &otp.request_id, &phone, &body.otp);
     if !auth::constant_time_eq(&presented, &otp.code_hash) {
-        match state
-            .store
-            .record_failed_attempt(&phone, &otp.request_id, max)
-            .await
-        {
+        match state.store.record_failed_attempt(&otp, max).await {
             Ok(_) | Err(StoreError::ConditionFailed) => return Err(ApiError::Unauthorized),
             Err(other) => return Err(other.into()),
         }
@@ -310,7 +307,12 @@ async fn validate_otp(
     let known_until = now + state.authenticator.rules.otp_known_for;
     match state
         .store
-        .consume_otp(&otp, max, &session, known_until)
+        .consume_otp(OtpLogin {
+            otp: &otp,
+            max_attempts: max,
+            session: &session,
+            known_until,
+        })
         .await
     {
         Ok(()) => {}

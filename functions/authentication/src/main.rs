@@ -4,5 +4,5 @@
 async fn main() -> Result<(), lambda_http::Error> {
     let platform = shared::entry::start().await?;
     let state = authentication::AuthState::for_lambda(&platform).await?;
-    shared::entry::serve_http(authentication::router(state)).await
+    shared::entry::serve_http(authentication::routes(state)).await
 }

@@ -20,7 +20,7 @@ use shared::records::Client;
 use shared::runtime::Services;
 use shared::store::access_log::Action;
 use shared::store::{
-    ClientChanges, ClientField, ClientPageRequest, ClientStore, Narrow, SessionReader,
+    ClientChanges, ClientField, ClientPageRequest, ClientStore, ClientUpdate, Narrow, SessionReader,
 };
 use shared::wire::{IdCursor, LanguageTag, Name, PageLimit, PhoneText, Text};
 
@@ -55,18 +55,13 @@ impl ClientsState {
     }
 }
 
-/// The function's Lambda router: its routes plus the shared layers.
-pub fn router(state: ClientsState) -> Router {
-    shared::runtime::finish(routes(state))
-}
-
-/// The bare routes, for `local-api` to merge with the other functions'.
+/// The function's routes: a Lambda serves them through `shared::entry::serve_http`, `local-api`
+/// merges them with the other functions'.
 pub fn routes(state: ClientsState) -> Router {
-    let audit = state.audit.clone();
     let routes = Router::new()
         .route("/clients", get(list_clients))
         .route("/clients/{id}", patch(update_client));
-    shared::audit::logged(routes, audit).with_state(state)
+    shared::audit::logged_with_state(routes, state)
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -209,11 +204,15 @@ async fn update_client(
     PathId(id): PathId,
     Json(patch): Json<ClientPatch>,
 ) -> Result<JsonResponse<Client>, ApiError> {
-    let changes = patch.changes(state.region)?;
-    let now = state.authenticator.clock.now();
+    let update = ClientUpdate {
+        portal_id: caller.portal_id,
+        client_id: ClientId(id),
+        changes: patch.changes(state.region)?,
+        now: state.authenticator.clock.now(),
+    };
     let client = state
         .clients
-        .update_client(caller.portal_id, ClientId(id), &changes, now)
+        .update_client(&update)
         .await?
         .ok_or(ApiError::NotFound("client"))?;
     access.by_caller(&caller, Action::UpdateClient, [client.id], []);

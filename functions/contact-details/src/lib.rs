@@ -22,7 +22,9 @@ use shared::phone::MetadataLoad;
 use shared::records::{ContactDetail, Role};
 use shared::runtime::{Platform, Services};
 use shared::store::access_log::Action;
-use shared::store::{ContactDetailChanges, ContactDetailStore, Narrow, SessionReader};
+use shared::store::{
+    ContactDetailChanges, ContactDetailEdit, ContactDetailStore, Narrow, SessionReader,
+};
 use shared::wire::{ClockTime, Email, Name, OrBlank, PhoneText};
 
 /// The OpenAPI description of this function's routes.
@@ -70,14 +72,9 @@ impl ContactDetailsState {
     }
 }
 
-/// The function's Lambda router: its routes plus the shared layers.
-pub fn router(state: ContactDetailsState) -> Router {
-    shared::runtime::finish(routes(state))
-}
-
-/// The bare routes, for `local-api` to merge with the other functions'.
+/// The function's routes: a Lambda serves them through `shared::entry::serve_http`, `local-api`
+/// merges them with the other functions'.
 pub fn routes(state: ContactDetailsState) -> Router {
-    let audit = state.audit.clone();
     let routes = Router::new()
         .route("/contact-details", get(list_contact_details))
         .route("/contact-details/active", get(active_contact_details))
@@ -85,7 +82,7 @@ pub fn routes(state: ContactDetailsState) -> Router {
             "/contact-details/{id}",
             get(get_contact_detail).put(replace_contact_detail),
         );
-    shared::audit::logged(routes, audit).with_state(state)
+    shared::audit::logged_with_state(routes, state)
 }
 
 /// List the portal's contact details
@@ -308,7 +305,11 @@ async fn replace_contact_detail(
     let changes = body.changes(state.region)?;
     let update = state
         .contacts
-        .update_contact_detail(caller.portal_id, ContactDetailId(id), &changes)
+        .update_contact_detail(ContactDetailEdit {
+            portal_id: caller.portal_id,
+            id: ContactDetailId(id),
+            changes: &changes,
+        })
         .await?
         .ok_or(ApiError::NotFound("contact detail"))?;
     if let Some(dropped) = update.number_dropped() {

@@ -4,5 +4,5 @@
 async fn main() -> Result<(), lambda_http::Error> {
     let platform = shared::entry::start().await?;
     let state = contact_details::ContactDetailsState::for_lambda(&platform);
-    shared::entry::serve_http(contact_details::router(state)).await
+    shared::entry::serve_http(contact_details::routes(state)).await
 }

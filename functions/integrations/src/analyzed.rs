@@ -6,7 +6,9 @@ use crate::events::CallAnalyzed;
 use shared::error::ApiError;
 use shared::ids::{PortalId, QuestionnaireId};
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{AlertWrite, Conversation, HeldAnalysis, RecordedAnalysis};
+use shared::store::{
+    AlertWrite, AnalysisHold, Conversation, DeliveryKey, HeldAnalysis, RecordedAnalysis,
+};
 
 use crate::ended::warn_unplaced_answers;
 use crate::{Delivered, IntegrationsState, repeated};
@@ -23,12 +25,12 @@ pub(crate) async fn call_analyzed(
     loop {
         rounds.start().await?;
         let delivery = store
-            .delivery_state(
-                PortalId(portal_id),
-                &event.event_id,
-                &event.conversation_uuid,
-                None,
-            )
+            .delivery_state(DeliveryKey {
+                portal_id: PortalId(portal_id),
+                event_id: &event.event_id,
+                conversation_uuid: &event.conversation_uuid,
+                connected_uuid: None,
+            })
             .await?;
         if let Some(receipt) = &delivery.receipt {
             return repeated(receipt, &event.conversation_uuid, &delivery);
@@ -74,7 +76,11 @@ pub(crate) async fn call_analyzed(
                     analysis: analysis.clone(),
                 };
                 store
-                    .hold_analysis(PortalId(portal_id), &event.conversation_uuid, &held)
+                    .hold_analysis(AnalysisHold {
+                        portal_id: PortalId(portal_id),
+                        conversation_uuid: &event.conversation_uuid,
+                        held: &held,
+                    })
                     .await
                     .map(|()| Delivered::Unchanged(None))
             }

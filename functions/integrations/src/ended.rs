@@ -9,7 +9,7 @@ use shared::error::ApiError;
 use shared::ids::{EntryId, PortalId, QuestionnaireId};
 use shared::records::{Client, PhoneCall, TranscriptLine};
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{DeliveryState, DueEntry, EntryCompletion, IngestStore, NewCall};
+use shared::store::{DeliveryKey, DeliveryState, DueEntry, EntryCompletion, IngestStore, NewCall};
 use shared::wire::Variables;
 
 use crate::{Delivered, IntegrationsState, MIN_CONTACT, repeated, tools};
@@ -236,12 +236,12 @@ pub(crate) async fn delivery_with_entry(
     entry_id: Option<i32>,
 ) -> shared::store::StoreResult<(DeliveryState, Option<DueEntry>)> {
     futures::future::try_join(
-        store.delivery_state(
-            PortalId(portal_id),
+        store.delivery_state(DeliveryKey {
+            portal_id: PortalId(portal_id),
             event_id,
             conversation_uuid,
             connected_uuid,
-        ),
+        }),
         async {
             match entry_id {
                 Some(id) => store.entry_by_id(EntryId(id)).await,

@@ -153,12 +153,8 @@ impl IntegrationsState {
     }
 }
 
-/// The function's Lambda router: its routes plus the shared layers.
-pub fn router(state: IntegrationsState) -> Router {
-    shared::runtime::finish(routes(state))
-}
-
-/// The bare routes, for `local-api` to merge with the other functions'.
+/// The function's routes: a Lambda serves them through `shared::entry::serve_http`, `local-api`
+/// merges them with the other functions'.
 pub fn routes(state: IntegrationsState) -> Router {
     let audit = state.audit.clone();
     let logged = Router::new()

@@ -27,7 +27,7 @@ use shared::records::{PhoneCall, Timestamp};
 use shared::runtime::{Platform, Services};
 use shared::store::access_log::Action;
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{FixLookup, Narrow, OrganisationStore, SessionReader, StoreResult};
+use shared::store::{FixLookup, FixRequest, Narrow, OrganisationStore, SessionReader, StoreResult};
 use shared::validate::{self, Validator};
 use shared::wire::{PhoneText, Text};
 
@@ -125,14 +125,9 @@ pub fn bedrock_reranker(
     Some(Arc::new(model))
 }
 
-/// The function's Lambda router: its routes plus the shared layers.
-pub fn router(state: OrganisationsState) -> Router {
-    shared::runtime::finish(routes(state))
-}
-
-/// The bare routes, for `local-api` to merge with the other functions'.
+/// The function's routes: a Lambda serves them through `shared::entry::serve_http`, `local-api`
+/// merges them with the other functions'.
 pub fn routes(state: OrganisationsState) -> Router {
-    let audit = state.audit.clone();
     let routes = Router::new()
         .route(
             "/organisations/suggest-unknown-client",
@@ -142,7 +137,7 @@ pub fn routes(state: OrganisationsState) -> Router {
             "/organisations/fix-unknown-client",
             post(fix_unknown_client),
         );
-    shared::audit::logged(routes, audit).with_state(state)
+    shared::audit::logged_with_state(routes, state)
 }
 
 /// One ranked client in an answer.
@@ -452,16 +447,17 @@ async fn fix_unknown_client(
         .organisation_of(caller.portal_id)
         .await?
         .ok_or(ApiError::NotFound("phone call"))?;
+    let fix = FixRequest {
+        organisation_id,
+        call_id,
+        client_id,
+    };
     // The call or a client may change between the read and the write: read again.
     let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the phone call");
     loop {
         rounds.start().await?;
         let now = state.clock.now();
-        let target = match state
-            .organisations
-            .fix_target(organisation_id, call_id, client_id, now)
-            .await?
-        {
+        let target = match state.organisations.fix_target(fix, now).await? {
             FixLookup::NoCall => return Err(ApiError::NotFound("phone call")),
             FixLookup::NoClient => return Err(ApiError::NotFound("client")),
             FixLookup::Found(target) => target,

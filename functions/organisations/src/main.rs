@@ -4,5 +4,5 @@
 async fn main() -> Result<(), lambda_http::Error> {
     let platform = shared::entry::start().await?;
     let state = organisations::OrganisationsState::for_lambda(&platform);
-    shared::entry::serve_http(organisations::router(state)).await
+    shared::entry::serve_http(organisations::routes(state)).await
 }

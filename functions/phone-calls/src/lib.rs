@@ -43,18 +43,13 @@ impl PhoneCallsState {
     }
 }
 
-/// The function's Lambda router: its routes plus the shared layers.
-pub fn router(state: PhoneCallsState) -> Router {
-    shared::runtime::finish(routes(state))
-}
-
-/// The bare routes, for `local-api` to merge with the other functions'.
+/// The function's routes: a Lambda serves them through `shared::entry::serve_http`, `local-api`
+/// merges them with the other functions'.
 pub fn routes(state: PhoneCallsState) -> Router {
-    let audit = state.audit.clone();
     let routes = Router::new()
         .route("/phone-calls/{id}", get(get_call))
         .route("/phone-calls/{id}/requests", get(get_requests));
-    shared::audit::logged(routes, audit).with_state(state)
+    shared::audit::logged_with_state(routes, state)
 }
 
 /// A call with its connected calls

@@ -4,5 +4,5 @@
 async fn main() -> Result<(), lambda_http::Error> {
     let platform = shared::entry::start().await?;
     let state = phone_calls::PhoneCallsState::new(&platform.services);
-    shared::entry::serve_http(phone_calls::router(state)).await
+    shared::entry::serve_http(phone_calls::routes(state)).await
 }

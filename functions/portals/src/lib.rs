@@ -21,7 +21,7 @@ use shared::runtime::{Platform, Services};
 use shared::source::SourceNetwork;
 use shared::store::access_log::{Accessor, Action};
 use shared::store::optimistic::{self, LostRace, Round};
-use shared::store::{ImportGuard, Imported, Narrow, PortalStore, SessionReader};
+use shared::store::{ImportGuard, ImportGuardSave, Imported, Narrow, PortalStore, SessionReader};
 
 /// The import body limit of DESIGN.md section 3: 1000 ids fit with room to spare.
 pub const IMPORT_BODY_LIMIT: usize = 1024 * 1024;
@@ -74,12 +74,8 @@ impl PortalsState {
     }
 }
 
-/// The function's Lambda router: its routes plus the shared layers.
-pub fn router(state: PortalsState) -> Router {
-    shared::runtime::finish(routes(state))
-}
-
-/// The bare routes, for `local-api` to merge with the other functions'.
+/// The function's routes: a Lambda serves them through `shared::entry::serve_http`, `local-api`
+/// merges them with the other functions'.
 pub fn routes(state: PortalsState) -> Router {
     let audit = state.audit.clone();
     let client_data = Router::new().route("/portals/import-clients", post(import_clients));
@@ -304,7 +300,11 @@ async fn authorise(
         };
         let saved = state
             .portals
-            .save_import_guard(PortalId(portal_id), &guard, context.guard.version)
+            .save_import_guard(ImportGuardSave {
+                portal_id: PortalId(portal_id),
+                guard: &guard,
+                read_version: context.guard.version,
+            })
             .await;
         if let Round::Done(()) = saved.or_lost()? {
             tracing::warn!(portal_id, "import refused: wrong secret or unknown portal");

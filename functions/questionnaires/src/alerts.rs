@@ -15,7 +15,7 @@ use shared::ids::AlertId;
 use shared::records::Role;
 use shared::store::access_log::Action;
 use shared::store::optimistic::{ROUNDS, Rounds};
-use shared::store::{AlertFilter, StoredAlert};
+use shared::store::{AlertFilter, AlertsRequest, PageRequest, StoredAlert};
 use shared::validate;
 use shared::wire::{IdCursor, PageLimit, RequiredProse};
 
@@ -114,15 +114,14 @@ pub(crate) async fn list_alerts(
         admin: caller.role == Role::Admin,
     };
     let limit = query.limit.map(PageLimit::get);
-    let page = state
-        .alerts
-        .alerts(
-            caller.portal_id,
-            filter,
-            query.cursor.map(|after| AlertId(after.get())),
+    let request = AlertsRequest {
+        filter,
+        page: PageRequest {
+            after: query.cursor.map(|after| AlertId(after.get())),
             limit,
-        )
-        .await?;
+        },
+    };
+    let page = state.alerts.alerts(caller.portal_id, request).await?;
     access.by_caller(
         &caller,
         Action::ListAlerts,

@@ -76,12 +76,8 @@ impl QuestionnairesState {
     }
 }
 
-/// The function's Lambda router: its routes plus the shared layers.
-pub fn router(state: QuestionnairesState) -> Router {
-    shared::runtime::finish(routes(state))
-}
-
-/// The bare routes, for `local-api` to merge with the other functions'.
+/// The function's routes: a Lambda serves them through `shared::entry::serve_http`, `local-api`
+/// merges them with the other functions'.
 pub fn routes(state: QuestionnairesState) -> Router {
     let audit = state.audit.clone();
     // Only the routes that show or change clients' entries are logged.

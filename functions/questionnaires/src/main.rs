@@ -4,5 +4,5 @@
 async fn main() -> Result<(), lambda_http::Error> {
     let platform = shared::entry::start().await?;
     let state = questionnaires::QuestionnairesState::new(&platform.services);
-    shared::entry::serve_http(questionnaires::router(state)).await
+    shared::entry::serve_http(questionnaires::routes(state)).await
 }

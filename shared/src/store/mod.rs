@@ -24,19 +24,26 @@ pub mod schema;
 pub mod seed;
 
 pub use access_log::{AccessLogReader, AccessLogWriter};
-pub use alerts::{AlertFilter, AlertPage, AlertStore, EscalationStore, StoredAlert};
-pub use auth::{AuthStore, CodeSend, OtpRequest, SendLog, Session, SessionReader, StaffAccount};
-pub use clients::{ClientChanges, ClientField, ClientPage, ClientPageRequest, ClientStore};
-pub use contact_details::{ContactDetailChanges, ContactDetailStore, ContactDetailUpdate};
+pub use alerts::{AlertFilter, AlertPage, AlertStore, AlertsRequest, EscalationStore, StoredAlert};
+pub use auth::{
+    AuthStore, CodeSend, OtpLogin, OtpRequest, OtpSave, SendLog, Session, SessionReader,
+    StaffAccount,
+};
+pub use clients::{
+    ClientChanges, ClientField, ClientPage, ClientPageRequest, ClientStore, ClientUpdate,
+};
+pub use contact_details::{
+    ContactDetailChanges, ContactDetailEdit, ContactDetailStore, ContactDetailUpdate,
+};
 pub use ingest::{
-    AlertWrite, Analysis, CallAlert, Conversation, DeliveryState, EntryCompletion, EntryRef,
-    GivenAnswer, HeldAnalysis, IngestStore, NewCall, NewRequest, NumberedCall, OutcomeReport,
-    RecordedAnalysis,
+    AlertWrite, Analysis, AnalysisHold, CallAlert, Conversation, DeliveryKey, DeliveryState,
+    EntryCompletion, EntryRef, GivenAnswer, HeldAnalysis, IngestStore, NewCall, NewRequest,
+    NumberedCall, OutcomeReport, RecordedAnalysis,
 };
 pub use live::LiveCallStore;
-pub use organisations::{FixLookup, FixTarget, OrganisationStore};
+pub use organisations::{FixLookup, FixRequest, FixTarget, OrganisationStore};
 pub use phone_calls::PhoneCallReader;
-pub use portals::{ImportContext, ImportGuard, Imported, PortalStore};
+pub use portals::{ImportContext, ImportGuard, ImportGuardSave, Imported, PortalStore};
 pub use questionnaires::{
     AddQuestionOutcome, NewEntry, NewQuestion, Owner, QuestionnaireStore, StartOutcome,
 };
@@ -132,6 +139,24 @@ narrowing!(
 );
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Which page of a list ordered by id to read: the items with an id above `after`, at most
+/// `limit` of them (all when `None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRequest<Id> {
+    pub after: Option<Id>,
+    pub limit: Option<usize>,
+}
+
+// Not derived: a derived `Default` would ask for `Id: Default`, and no id has a default.
+impl<Id> Default for PageRequest<Id> {
+    fn default() -> Self {
+        Self {
+            after: None,
+            limit: None,
+        }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

@@ -25,12 +25,8 @@ use shared::store::access_log::{
 };
 use shared::store::{StoreError, StoreResult};
 
-/// Admins: Karin (portal 1) and Ahmed (portal 2) of organisation 1, Sara (portal 3) of
-/// organisation 2. Emil is staff of portal 1.
-const KARIN: &str = "+46701000001";
-const AHMED: &str = "+46701000002";
-const SARA: &str = "+46701000003";
-const EMIL: &str = "+46701000004";
+use crate::demo::{AHMED, EMIL, KARIN, SARA};
+use crate::support::spawn_logged_in;
 
 fn karin() -> Accessor {
     Accessor::Account {
@@ -113,8 +109,7 @@ fn ended_from(number: &str, event_id: &str) -> Value {
 /// Each route that reads or changes clients' data, in turn: its records, and nothing from
 /// the routes that touch none (or a missing record).
 async fn each_client_data_route_leaves_exactly_its_access_records(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let mut count = 0;
     let step = |app: &TestApp| app.clock.advance(TimeDelta::seconds(1));
 
@@ -284,8 +279,7 @@ async fn each_client_data_route_leaves_exactly_its_access_records(backend: Backe
 /// Denials: a fix that would set another portal's client's number, and staff asking for a
 /// client's extract. Each is a 403 and a record saying so.
 async fn a_denied_attempt_on_a_clients_data_is_logged_as_a_denial(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let karin = app.login(KARIN).await;
+    let (app, karin) = spawn_logged_in(backend, KARIN).await;
     let emil = app.login(EMIL).await;
     let mut count = 0;
     let refused = app
@@ -385,8 +379,7 @@ async fn dynamodb_a_request_whose_record_cannot_be_written_answers_503_and_shows
 /// No route changes or removes a record, and no function's policy allows it: the only write
 /// any function may make to the log table is a put (each conditional on a new key in code).
 async fn no_route_can_change_or_remove_a_record(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.get("/clients", Some(&token)).await;
     let before = app.access_records(&[1]).await;
     let id = &before[0].id;

@@ -10,9 +10,8 @@ use serde_json::{Value, json};
 use shared::ids::PortalId;
 use shared::notify::Channel;
 
-const KARIN: &str = "+46701000001";
-/// Portal 1's day contact (301).
-const DAY: &str = "+4687001050";
+use crate::demo::{DAY, KARIN};
+use crate::support::pass;
 
 /// 09:00 in Stockholm on a winter day.
 fn nine_in_the_morning() -> DateTime<Utc> {
@@ -31,12 +30,6 @@ async fn spawn_tested(backend: Backend, change: impl FnOnce(&mut Value)) -> Test
         contact_detail_id: 301,
     }];
     app
-}
-
-async fn pass(app: &TestApp, at: DateTime<Utc>) -> Value {
-    app.clock.set(at);
-    let report = app.api.scheduler().run_pass(at, None).await.unwrap();
-    serde_json::to_value(report).unwrap()
 }
 
 fn operator_notices(app: &TestApp) -> Vec<(String, Value)> {

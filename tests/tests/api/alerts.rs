@@ -8,15 +8,8 @@ use http::StatusCode;
 use integration_tests::{Backend, TestApp, on_both_stores, spawn_app_with, start_time};
 use serde_json::{Value, json};
 
-use crate::support::final_outpost_demo;
-
-const KARIN: &str = "+46701000001";
-const AHMED: &str = "+46701000002";
-/// Portal 1's contacts, all made final-outpost: 301 (priority 1, 07-16), 302 (priority 2,
-/// 16-22) and 303 (priority 1, 22-07), Stockholm time.
-const DAY: &str = "+4687001050";
-const EVENING: &str = "+4687001060";
-const NIGHT: &str = "+4687001070";
+use crate::demo::{AHMED, DAY, EVENING, KARIN, NIGHT};
+use crate::support::{assert_alert_hidden_from, final_outpost_demo};
 
 /// The demo without entries, every contact of portal 1 a final-outpost one.
 async fn spawn(backend: Backend) -> TestApp {
@@ -225,16 +218,7 @@ async fn another_portals_alert_is_missing_and_bad_queries_are_refused(backend: B
     report(&app, &failed("p-1", &id, 1, "invalid_number", t0())).await;
 
     let stranger = app.login(AHMED).await;
-    app.get(&format!("/alerts/{id}"), Some(&stranger))
-        .await
-        .problem(StatusCode::NOT_FOUND);
-    app.post_json(
-        &format!("/alerts/{id}/acknowledge"),
-        Some(&stranger),
-        json!({"note": "not mine"}),
-    )
-    .await
-    .problem(StatusCode::NOT_FOUND);
+    assert_alert_hidden_from(&app, &stranger, &id, json!({"note": "not mine"})).await;
     assert_eq!(app.get("/alerts", Some(&stranger)).await.json(), json!([]));
     app.get("/alerts", None)
         .await

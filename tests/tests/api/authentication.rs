@@ -5,8 +5,8 @@ use http::StatusCode;
 use integration_tests::{Backend, TestApp, on_both_stores, spawn_app, without_trace};
 use serde_json::{Value, json};
 
-const KARIN: &str = "+46701000001";
-const NOBODY: &str = "+46709999999";
+use crate::demo::{KARIN, NOBODY};
+use crate::support::spawn_logged_in;
 
 async fn request_id(app: &TestApp, phone: &str) -> String {
     let issued = app.request_otp(phone).await;
@@ -95,11 +95,7 @@ async fn at_most_five_codes_per_number_per_hour(backend: Backend) {
         }
         let limited = app.request_otp(phone).await;
         limited.problem(StatusCode::TOO_MANY_REQUESTS);
-        let retry: i64 = limited.headers["retry-after"]
-            .to_str()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let retry = limited.retry_after();
         assert!((1..=3600).contains(&retry), "retry-after {retry}");
         app.clock.advance(Duration::seconds(retry));
         assert_eq!(app.request_otp(phone).await.status, StatusCode::ACCEPTED);
@@ -133,8 +129,7 @@ async fn unknown_numbers_get_the_same_answers_and_no_message(backend: Backend) {
 }
 
 async fn logout_ends_only_the_current_session(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let first = app.login(KARIN).await;
+    let (app, first) = spawn_logged_in(backend, KARIN).await;
     let second = app.login(KARIN).await;
     app.take_dynamo_requests();
     let out = app
@@ -156,8 +151,7 @@ async fn logout_ends_only_the_current_session(backend: Backend) {
 }
 
 async fn logout_of_all_ends_every_session_of_the_account(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let first = app.login(KARIN).await;
+    let (app, first) = spawn_logged_in(backend, KARIN).await;
     let second = app.login(KARIN).await;
     let other_account = app.login("+46701000002").await;
     app.take_dynamo_requests();
@@ -181,8 +175,7 @@ async fn logout_of_all_ends_every_session_of_the_account(backend: Backend) {
 }
 
 async fn sessions_end_after_two_idle_hours_and_after_twelve_hours_in_all(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let idle = app.login(KARIN).await;
+    let (app, idle) = spawn_logged_in(backend, KARIN).await;
     let busy = app.login(KARIN).await;
     for _ in 0..11 {
         app.clock.advance(Duration::hours(1));
@@ -201,8 +194,7 @@ async fn sessions_end_after_two_idle_hours_and_after_twelve_hours_in_all(backend
 }
 
 async fn tampered_missing_and_foreign_credentials_get_the_same_401(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     // One character changed at every position, one cut off, one added.
     let mut forged: Vec<String> = (0..token.len())
         .map(|i| {

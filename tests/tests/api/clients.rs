@@ -3,13 +3,12 @@
 use chrono::Duration;
 use http::StatusCode;
 use integration_tests::{
-    Backend, TestApp, access_record_write, error_fields, on_both_stores, spawn_app, without_trace,
+    Backend, TestApp, access_record_write, error_fields, on_both_stores, without_trace,
 };
 use serde_json::{Value, json};
 
-use crate::support::ids;
-
-const KARIN: &str = "+46701000001";
+use crate::demo::KARIN;
+use crate::support::{ids, spawn_logged_in};
 
 const CLIENT_FIELDS: [&str; 24] = [
     "id",
@@ -54,8 +53,7 @@ async fn clients(app: &TestApp, token: &str) -> Value {
 }
 
 async fn the_list_holds_the_portals_live_clients_with_derived_call_figures(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let list = clients(&app, &token).await;
     app.expect_requests(&[("GetItem", 1), ("Query", 1), ("TransactWriteItems", 1)]);
@@ -121,8 +119,7 @@ async fn walk_pages(app: &TestApp, token: &str, first: &str) -> (Vec<i64>, usize
 }
 
 async fn pagination_walks_the_whole_list_exactly_once(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     for limit in [1, 2, 3, 5, 6, 1000] {
         let (seen, pages) = walk_pages(&app, &token, &format!("/clients?limit={limit}")).await;
@@ -136,8 +133,7 @@ async fn pagination_walks_the_whole_list_exactly_once(backend: Backend) {
 }
 
 async fn bad_page_parameters_are_refused(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     for (query, field) in [
         ("limit=0", "limit"),
         ("limit=1001", "limit"),
@@ -155,8 +151,7 @@ async fn bad_page_parameters_are_refused(backend: Backend) {
 }
 
 async fn a_patch_sets_the_given_fields_and_leaves_absent_and_null_ones(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let before = client(&clients(&app, &token).await, 1);
     app.take_dynamo_requests();
     let answer = app
@@ -196,8 +191,7 @@ async fn a_patch_sets_the_given_fields_and_leaves_absent_and_null_ones(backend: 
 }
 
 async fn a_patch_of_any_other_field_is_refused_and_changes_nothing(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let before = clients(&app, &token).await;
     for body in [
         json!({"portalId": 2}),
@@ -216,8 +210,7 @@ async fn a_patch_of_any_other_field_is_refused_and_changes_nothing(backend: Back
 }
 
 async fn invalid_values_are_reported_field_by_field(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let before = clients(&app, &token).await;
     let answer = app
         .patch_json(
@@ -242,8 +235,7 @@ async fn invalid_values_are_reported_field_by_field(backend: Backend) {
 async fn another_portals_client_a_deleted_one_and_a_missing_one_are_alike_not_found(
     backend: Backend,
 ) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let body = json!({"city": "Visby"});
     let missing = app
         .patch_json("/clients/99999", Some(&token), body.clone())
@@ -269,8 +261,7 @@ async fn another_portals_client_a_deleted_one_and_a_missing_one_are_alike_not_fo
 }
 
 async fn twenty_one_concurrent_patches_of_distinct_fields_all_persist(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let fields = [
         ("name", "Namn"),
         ("phone", "+4670555"),

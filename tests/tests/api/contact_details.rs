@@ -8,15 +8,11 @@ use integration_tests::{
 use serde_json::{Value, json};
 use shared::store::access_log::{Action, Outcome};
 
-use crate::support::{at, ids};
-
-const KARIN: &str = "+46701000001";
-/// Staff of portal 1.
-const EMIL: &str = "+46701000004";
+use crate::demo::{EMIL, KARIN};
+use crate::support::{at, ids, spawn_logged_in};
 
 async fn the_portals_contact_details_come_by_priority_then_id(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let answer = app.get("/contact-details", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
@@ -28,8 +24,7 @@ async fn the_portals_contact_details_come_by_priority_then_id(backend: Backend) 
 }
 
 async fn one_contact_detail_is_read_and_another_portals_is_not_found(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let answer = app.get("/contact-details/303", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
@@ -133,8 +128,7 @@ async fn inactive_and_all_day_contacts_and_ties_in_priority(backend: Backend) {
 }
 
 async fn a_put_replaces_the_editable_fields_and_returns_the_record(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let before = app.get("/contact-details/302", Some(&token)).await.json();
     app.take_dynamo_requests();
     let answer = app
@@ -185,8 +179,7 @@ async fn a_put_replaces_the_editable_fields_and_returns_the_record(backend: Back
 }
 
 async fn invalid_contact_details_are_refused_field_by_field(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let before = app.get("/contact-details", Some(&token)).await.json();
     let cases = [
         (
@@ -263,8 +256,7 @@ fn detail_301(number: &str, active: bool, name: &str) -> Value {
 /// portal's alerts, with clients' names. A staff member's attempt is refused, changes nothing,
 /// sends nothing, and is logged as a denial.
 async fn staff_read_contact_details_and_only_admins_change_them(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let staff = app.login(EMIL).await;
+    let (app, staff) = spawn_logged_in(backend, EMIL).await;
     let before = app.get("/contact-details", Some(&staff)).await;
     assert_eq!(before.status, StatusCode::OK);
     let answer = app
@@ -295,8 +287,7 @@ async fn staff_read_contact_details_and_only_admins_change_them(backend: Backend
 /// A change that keeps a number receiving alerts tells nobody; one that takes a number out
 /// (deactivated, or replaced) tells that number, once; a number coming in is not told.
 async fn a_number_that_stops_receiving_alerts_is_told_once(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let put = |body: Value| app.put_json("/contact-details/301", Some(&token), body);
     assert_eq!(
         put(detail_301("+4687001050", true, "Dagpersonal"))

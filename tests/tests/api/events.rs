@@ -47,17 +47,20 @@ async fn the_scheduled_event_runs_one_scheduler_pass() {
 async fn every_sample_event_is_answered_by_its_functions_router() {
     let app = spawn_app(Backend::Memory).await;
     let token = app.login("+46701000001").await;
-    let router = |function: &str| match function {
-        "authentication" => authentication::router(app.api.auth_state()),
-        "phone-calls" => phone_calls::router(app.api.phone_calls_state()),
-        "clients" => clients::router(app.api.clients_state()),
-        "portals" => portals::router(app.api.portals_state()),
-        "contact-details" => contact_details::router(app.api.contact_details_state()),
-        "questionnaires" => questionnaires::router(app.api.questionnaires_state()),
-        "organisations" => organisations::router(app.api.organisations_state()),
-        "integrations" => integrations::router(app.api.integrations_state()),
-        "access-log" => access_log::router(app.api.access_log_state()),
-        other => panic!("no function {other}"),
+    let router = |function: &str| {
+        let routes = match function {
+            "authentication" => authentication::routes(app.api.auth_state()),
+            "phone-calls" => phone_calls::routes(app.api.phone_calls_state()),
+            "clients" => clients::routes(app.api.clients_state()),
+            "portals" => portals::routes(app.api.portals_state()),
+            "contact-details" => contact_details::routes(app.api.contact_details_state()),
+            "questionnaires" => questionnaires::routes(app.api.questionnaires_state()),
+            "organisations" => organisations::routes(app.api.organisations_state()),
+            "integrations" => integrations::routes(app.api.integrations_state()),
+            "access-log" => access_log::routes(app.api.access_log_state()),
+            other => panic!("no function {other}"),
+        };
+        shared::runtime::finish(routes)
     };
     let dir = format!("{}/../events", env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<String> = std::fs::read_dir(dir)

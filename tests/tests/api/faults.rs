@@ -15,7 +15,7 @@ use integration_tests::{
 };
 use serde_json::{Value, json};
 
-const KARIN: &str = "+46701000001";
+use crate::demo::KARIN;
 
 /// Every write endpoint, as a request that can be made afresh for round `i`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,12 +9,9 @@ use shared::clock::Clock;
 use shared::fixture::Seed;
 use shared::ids::{CallId, ClientId, OrganisationId, PortalId};
 use shared::records::Client;
-use shared::store::{FixLookup, FixTarget, StoreError};
+use shared::store::{FixLookup, FixRequest, FixTarget, StoreError};
 
-/// Staff of portal 11 and portal 12 (both organisation 5) and of portal 21 (organisation 9).
-const NORR: &str = "+46700000011";
-const SYD: &str = "+46700000012";
-const NORD: &str = "+46700000021";
+use crate::demo::{NORD, NORR, SYD};
 
 const FIX: &str = "/organisations/fix-unknown-client";
 
@@ -361,11 +358,7 @@ async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
     let olof_before = app.listed_client(&norr, 501).await;
 
     // Read a fix of Olof's call 7004 to Karin, then Karin is deleted before it is written.
-    let FixLookup::Found(target) = store
-        .fix_target(OrganisationId(5), CallId(7004), ClientId(502), now)
-        .await
-        .unwrap()
-    else {
+    let FixLookup::Found(target) = store.fix_target(fix(5, 7004, 502), now).await.unwrap() else {
         panic!("call and client are there");
     };
     assert_eq!(target.previous_client, Some((PortalId(11), ClientId(501))));
@@ -395,11 +388,7 @@ async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
     assert_eq!(app.listed_client(&norr, 501).await, olof_before);
 
     // A fix read before another fix of the same call is refused whole as well.
-    let FixLookup::Found(stale) = store
-        .fix_target(OrganisationId(5), CallId(7001), ClientId(501), now)
-        .await
-        .unwrap()
-    else {
+    let FixLookup::Found(stale) = store.fix_target(fix(5, 7001, 501), now).await.unwrap() else {
         panic!("call and client are there");
     };
     let first = app
@@ -507,3 +496,12 @@ on_both_stores!(
     another_portals_call_cannot_be_fixed_even_inside_the_organisation,
     fix_requests_are_validated_field_by_field,
 );
+
+/// A fix of call `call_id` to client `client_id` within organisation `organisation_id`.
+fn fix(organisation_id: i32, call_id: i32, client_id: i32) -> FixRequest {
+    FixRequest {
+        organisation_id: OrganisationId(organisation_id),
+        call_id: CallId(call_id),
+        client_id: ClientId(client_id),
+    }
+}

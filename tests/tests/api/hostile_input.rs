@@ -7,10 +7,12 @@
 
 use axum::body::Body;
 use http::{HeaderValue, Method, Request, StatusCode};
-use integration_tests::{Backend, ENDPOINTS, TestApp, on_both_stores, spawn_app};
+use integration_tests::{Backend, ENDPOINTS, TestApp, on_both_stores};
 use serde_json::{Value, json};
 
-const KARIN: &str = "+46701000001";
+use crate::demo::KARIN;
+use crate::support::spawn_logged_in;
+
 const MIB: usize = 1 << 20;
 
 /// What the endpoint of a sample event needs to be reached.
@@ -473,8 +475,7 @@ async fn send(app: &TestApp, endpoint: &Endpoint, case: &Case) -> (StatusCode, V
 }
 
 async fn every_endpoint_refuses_hostile_input_and_changes_nothing(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let endpoints = endpoints(&app, &token);
     let mut before = app.snapshot().await;
     let messages = app.api.outbox.messages().len();

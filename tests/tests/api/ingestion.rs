@@ -11,13 +11,13 @@ use integration_tests::{
 use serde_json::{Value, json};
 use shared::ids::PortalId;
 use shared::records::{PhoneCall, TranscriptLine};
-use shared::store::{Analysis, DeliveryState, HeldAnalysis, NewCall, StoreError};
+use shared::store::{
+    Analysis, AnalysisHold, DeliveryKey, DeliveryState, HeldAnalysis, NewCall, StoreError,
+};
 use shared::webhook;
 
-const KARIN: &str = "+46701000001";
-/// Portal 1's client 3, who has no calls in the demo fixture.
-const CLIENT_3: &str = "+46731110003";
-const PORTAL_LINE: &str = "+4687001000";
+use crate::demo::{CLIENT_3, KARIN, PORTAL_LINE};
+use crate::support::spawn_logged_in;
 
 fn at(minutes_before_start: i64) -> DateTime<Utc> {
     start_time() - TimeDelta::minutes(minutes_before_start)
@@ -70,8 +70,7 @@ async fn thread(app: &TestApp, token: &str, id: i64) -> Vec<Value> {
 }
 
 async fn a_call_ended_event_records_the_call_its_transcript_and_requests(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let id = call_id(
         &app.deliver(1, &ended("evt-1", "conv-a", "073-111 00 03"))
@@ -123,8 +122,7 @@ async fn a_call_ended_event_records_the_call_its_transcript_and_requests(backend
 }
 
 async fn client_statistics_count_an_ingested_call_once(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let before = app.listed_client(&token, 3).await;
     assert_eq!(before["totalCalls"], 0);
     let event = ended("evt-1", "conv-a", CLIENT_3);
@@ -231,8 +229,7 @@ async fn only_a_valid_fresh_signature_of_the_portals_own_secret_is_accepted(back
 }
 
 async fn a_redelivered_event_of_either_type_changes_nothing(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let event = ended("evt-1", "conv-a", CLIENT_3);
     let id = call_id(&app.deliver(1, &event).await);
     let first = thread(&app, &token, id).await;
@@ -265,8 +262,7 @@ async fn a_redelivered_event_of_either_type_changes_nothing(backend: Backend) {
 }
 
 async fn an_analysis_that_arrives_first_is_held_and_merged_into_its_call(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let analysis = analyzed("evt-2", "conv-a", "Wants the visit on Friday.");
     app.take_dynamo_requests();
     let held = app.deliver(1, &analysis).await;
@@ -288,8 +284,7 @@ async fn an_analysis_that_arrives_first_is_held_and_merged_into_its_call(backend
 }
 
 async fn a_caller_no_client_has_the_number_of_is_unknown_and_can_be_fixed(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let id = call_id(
         &app.deliver(1, &ended("evt-1", "conv-a", "+46709999999"))
             .await,
@@ -320,8 +315,7 @@ async fn a_caller_no_client_has_the_number_of_is_unknown_and_can_be_fixed(backen
 }
 
 async fn a_questionnaire_call_completes_its_entry_from_start_to_answers(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let started = app
         .post_json(
             "/questionnaires/11/start-for-clients",
@@ -436,8 +430,7 @@ async fn a_questionnaire_call_completes_its_entry_from_start_to_answers(backend:
 async fn answers_held_before_the_call_reach_its_entry_and_foreign_entries_stay_untouched(
     backend: Backend,
 ) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     // Entry 41 (client 2, portal 1) is open; entry 42 belongs to portal 2.
     let mut analysis = analyzed("evt-a", "conv-q", "Fine.");
     analysis["answers"] = json!([
@@ -537,10 +530,7 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
     let app = spawn_app(backend).await;
     let store = app.api.services.store.clone();
     let token = app.login(KARIN).await;
-    let read = store
-        .delivery_state(PortalId(1), "evt-1", "conv-a", None)
-        .await
-        .unwrap();
+    let read = store.delivery_state(conversation_a("evt-1")).await.unwrap();
     assert_eq!(read, DeliveryState::default());
     // An analysis arrives between the call's read and its write.
     let held = HeldAnalysis {
@@ -551,7 +541,7 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
         },
     };
     store
-        .hold_analysis(PortalId(1), "conv-a", &held)
+        .hold_analysis(hold_in_conversation_a(&held))
         .await
         .unwrap();
     let lines = (0..150)
@@ -586,10 +576,7 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
         matches!(refused, Err(StoreError::ConditionFailed)),
         "{refused:?}"
     );
-    let after = store
-        .delivery_state(PortalId(1), "evt-1", "conv-a", None)
-        .await
-        .unwrap();
+    let after = store.delivery_state(conversation_a("evt-1")).await.unwrap();
     assert_eq!((after.receipt, after.conversation), (None, None));
     assert_eq!(after.held, Some(held.clone()));
     assert_eq!(app.listed_client(&token, 3).await["totalCalls"], 0);
@@ -608,15 +595,12 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
         event_id: "evt-3".into(),
         ..held
     };
-    let refused = store.hold_analysis(PortalId(1), "conv-a", &late).await;
+    let refused = store.hold_analysis(hold_in_conversation_a(&late)).await;
     assert!(
         matches!(refused, Err(StoreError::ConditionFailed)),
         "{refused:?}"
     );
-    let recorded = store
-        .delivery_state(PortalId(1), "evt-3", "conv-a", None)
-        .await
-        .unwrap();
+    let recorded = store.delivery_state(conversation_a("evt-3")).await.unwrap();
     assert_eq!(recorded.held, None);
     assert_eq!(recorded.conversation.map(|c| c.phone_call_id), Some(id));
     assert_eq!(
@@ -629,8 +613,7 @@ async fn writes_over_a_stale_read_are_refused_whole(backend: Backend) {
 }
 
 async fn a_thousand_line_transcript_is_written_in_eleven_transactions(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let mut event = ended("evt-big", "conv-big", CLIENT_3);
     event["endDate"] = json!(at(0));
     let lines: Vec<Value> = (0..1000)
@@ -679,8 +662,7 @@ async fn a_thousand_line_transcript_is_written_in_eleven_transactions(backend: B
 }
 
 async fn bad_deliveries_get_field_errors_and_write_nothing(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let mut bad = ended("evt-1", "conv-a", "not a number");
     bad["endDate"] = json!(at(20));
     bad["requests"][0]["transcriptLineIndex"] = json!(3);
@@ -736,3 +718,22 @@ on_both_stores!(
     a_late_call_completes_an_entry_that_ran_out_of_attempts,
     bad_deliveries_get_field_errors_and_write_nothing,
 );
+
+/// The delivery of event `event_id` about portal 1's conversation `conv-a`.
+fn conversation_a(event_id: &str) -> DeliveryKey<'_> {
+    DeliveryKey {
+        portal_id: PortalId(1),
+        event_id,
+        conversation_uuid: "conv-a",
+        connected_uuid: None,
+    }
+}
+
+/// `held`, kept for portal 1's conversation `conv-a`.
+fn hold_in_conversation_a(held: &HeldAnalysis) -> AnalysisHold<'_> {
+    AnalysisHold {
+        portal_id: PortalId(1),
+        conversation_uuid: "conv-a",
+        held,
+    }
+}

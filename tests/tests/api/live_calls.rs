@@ -15,15 +15,8 @@ use serde_json::{Value, json};
 use shared::store::StoreResult;
 use shared::store::access_log::{AccessRecord, Action};
 
-const KARIN: &str = "+46701000001";
-const PORTAL_LINE: &str = "+4687001000";
-/// Portal 1's clients: Gunnel (one open request, one answered), Margareta, Elsie (English).
-const GUNNEL: &str = "+46731110001";
-const MARGARETA: &str = "+46731110003";
-/// Portal 2's client Sven-Olof.
-const SVEN_OLOF: &str = "+46731110006";
-/// Edvin Holm, a deleted client of portal 1.
-const EDVIN: &str = "+46731110009";
+use crate::demo::{EDVIN, GUNNEL, KARIN, MARGARETA, PORTAL_LINE, SVEN_OLOF};
+use crate::support::urgent_alerts;
 
 const INBOUND: &str = "/integrations/voice/inbound";
 const TOOLS: &str = "/integrations/voice/tools";
@@ -312,12 +305,6 @@ async fn call_requests(app: &TestApp, token: &str, call_id: i64) -> Vec<String> 
         .iter()
         .map(|r| r["request"].as_str().unwrap().to_string())
         .collect()
-}
-
-async fn urgent_alerts(app: &TestApp, token: &str) -> Vec<Value> {
-    let answer = app.get("/alerts?reason=urgent", Some(token)).await;
-    assert_eq!(answer.status, StatusCode::OK);
-    answer.json().as_array().unwrap().clone()
 }
 
 async fn requests_written_down_during_the_call_join_its_requests_once(backend: Backend) {

@@ -6,12 +6,13 @@
 //! cannot stop a staff member logging in from a network she has logged in from before.
 
 use http::StatusCode;
-use integration_tests::{Backend, TestApp, on_both_stores, otp_in, spawn_app};
+use integration_tests::{Backend, TestApp, TestResponse, on_both_stores, otp_in, spawn_app};
 use serde_json::json;
+
+use crate::demo::KARIN;
 
 const ATTACKER: &str = "127.0.0.2";
 const INTEGRATION: &str = "127.0.0.3";
-const KARIN: &str = "+46701000001";
 const IMPORT: &str = "/portals/import-clients";
 const REQUEST_OTP: &str = "/authentication/request-otp";
 
@@ -20,6 +21,11 @@ const WRONG_SECRET: &str = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 fn import(secret: &str) -> serde_json::Value {
     json!({"ssNs": ["19121212-1212"], "portalId": 1, "secret": secret})
+}
+
+/// An import of one national id into portal 1 with `secret`, from source address `ip`.
+async fn import_from(app: &TestApp, ip: &str, secret: &str) -> TestResponse {
+    app.post_json_from(ip, IMPORT, import(secret)).await
 }
 
 fn sms_to(app: &TestApp, phone: &str) -> usize {
@@ -36,23 +42,19 @@ fn sms_to(app: &TestApp, phone: &str) -> usize {
 async fn wrong_import_secrets_lock_only_the_address_they_come_from(backend: Backend) {
     let app = spawn_app(backend).await;
     for _ in 0..10 {
-        app.post_json_from(ATTACKER, IMPORT, import(WRONG_SECRET))
+        import_from(&app, ATTACKER, WRONG_SECRET)
             .await
             .problem(StatusCode::UNAUTHORIZED);
     }
-    let locked = app
-        .post_json_from(ATTACKER, IMPORT, import(WRONG_SECRET))
-        .await;
+    let locked = import_from(&app, ATTACKER, WRONG_SECRET).await;
     assert_eq!(locked.status, StatusCode::TOO_MANY_REQUESTS);
     assert!(locked.headers.contains_key("retry-after"));
     let right = app.api.import_secret(1);
     // The attacker's address stays locked even with the right secret.
-    let still = app.post_json_from(ATTACKER, IMPORT, import(&right)).await;
+    let still = import_from(&app, ATTACKER, &right).await;
     assert_eq!(still.status, StatusCode::TOO_MANY_REQUESTS);
 
-    let imported = app
-        .post_json_from(INTEGRATION, IMPORT, import(&right))
-        .await;
+    let imported = import_from(&app, INTEGRATION, &right).await;
     assert_eq!(imported.status, StatusCode::OK, "{}", imported.json());
 }
 
@@ -63,20 +65,16 @@ async fn a_spread_attack_meets_the_portals_cap(backend: Backend) {
     for address in 0..10 {
         let ip = format!("127.0.1.{address}");
         for _ in 0..10 {
-            app.post_json_from(&ip, IMPORT, import(WRONG_SECRET))
+            import_from(&app, &ip, WRONG_SECRET)
                 .await
                 .problem(StatusCode::UNAUTHORIZED);
         }
     }
     let right = app.api.import_secret(1);
-    let refused = app
-        .post_json_from(INTEGRATION, IMPORT, import(&right))
-        .await;
+    let refused = import_from(&app, INTEGRATION, &right).await;
     assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
     app.clock.advance(chrono::Duration::minutes(15));
-    let later = app
-        .post_json_from(INTEGRATION, IMPORT, import(&right))
-        .await;
+    let later = import_from(&app, INTEGRATION, &right).await;
     assert_eq!(later.status, StatusCode::OK, "{}", later.json());
 }
 

@@ -8,6 +8,7 @@ mod alerts;
 mod authentication;
 mod clients;
 mod contact_details;
+mod demo;
 mod events;
 mod faults;
 mod fix_unknown_client;

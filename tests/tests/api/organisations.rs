@@ -7,8 +7,7 @@ use integration_tests::evaluation::{self, Evaluation};
 use integration_tests::{Backend, TestApp, on_both_stores, spawn_app_with};
 use serde_json::{Value, json};
 
-/// Staff of portal 11 (organisation 5).
-const NORR: &str = "+46700000011";
+use crate::demo::NORR;
 
 async fn spawn_eval(backend: Backend) -> TestApp {
     spawn_app_with(backend, evaluation::FIXTURE).await

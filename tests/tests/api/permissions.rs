@@ -12,11 +12,8 @@ use integration_tests::{
 use local_api::DEMO_FIXTURE;
 use serde_json::{Value, json};
 
-/// Admins: Karin (portal 1) and Ahmed (portal 2) of organisation 1, Sara (portal 3) of
-/// organisation 2. Emil is staff of portal 1.
-const KARIN: &str = "+46701000001";
-const SARA: &str = "+46701000003";
-const EMIL: &str = "+46701000004";
+use crate::demo::{EMIL, KARIN, SARA};
+use crate::support::spawn_logged_in;
 
 fn question() -> Value {
     json!({"position": 1, "prompt": "Did you eat today?", "type": "yesno"})
@@ -55,8 +52,7 @@ fn fixture_with_template() -> String {
 async fn another_organisations_admin_cannot_add_questions_or_start_its_questionnaire(
     backend: Backend,
 ) {
-    let app = spawn_app(backend).await;
-    let sara = app.login(SARA).await;
+    let (app, sara) = spawn_logged_in(backend, SARA).await;
     let karin = app.login(KARIN).await;
     let before = app.snapshot().await;
     let path = "/questionnaires/11/questions";
@@ -81,8 +77,7 @@ async fn another_organisations_admin_cannot_add_questions_or_start_its_questionn
 /// Item 1: staff of the owning organisation change a definition only admins may change; they
 /// may still start the questionnaire for their own portal's clients.
 async fn staff_cannot_add_questions_but_start_questionnaires_for_their_clients(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let emil = app.login(EMIL).await;
+    let (app, emil) = spawn_logged_in(backend, EMIL).await;
     let before = app.snapshot().await;
     let refused = app
         .post_json("/questionnaires/11/questions", Some(&emil), question())
@@ -142,8 +137,7 @@ async fn templates_are_shared_and_read_only(backend: Backend) {
 /// Item 6: a client's name written with a right-to-left override (or zero-width and other
 /// invisible characters) reads differently in a staff screen: refused with a field error.
 async fn names_with_invisible_format_characters_are_refused(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let karin = app.login(KARIN).await;
+    let (app, karin) = spawn_logged_in(backend, KARIN).await;
     let before = app.snapshot().await;
     for name in [
         "Gunnel \u{202E}nossrednA",
@@ -198,8 +192,7 @@ async fn answers_are_not_stored_nor_sniffed(backend: Backend) {
 /// Item 7: a suggestion for a `fromNumber` that is no phone number is a bad request, not a
 /// search that finds nobody.
 async fn a_suggestion_for_a_number_that_is_not_one_is_a_field_error(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let karin = app.login(KARIN).await;
+    let (app, karin) = spawn_logged_in(backend, KARIN).await;
     let path = "/organisations/suggest-unknown-client";
     let problem = app
         .post_json(

@@ -1,10 +1,11 @@
 //! Phone-call scenarios, each on both stores.
 
 use http::StatusCode;
-use integration_tests::{Backend, on_both_stores, spawn_app};
+use integration_tests::{Backend, on_both_stores};
 use serde_json::Value;
 
-const KARIN: &str = "+46701000001";
+use crate::demo::KARIN;
+use crate::support::spawn_logged_in;
 
 const CALL_FIELDS: [&str; 20] = [
     "id",
@@ -55,8 +56,7 @@ fn sorted<const N: usize>(fields: [&str; N]) -> Vec<&str> {
 }
 
 async fn a_call_comes_first_with_its_transcript_then_its_connected_calls(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let answer = app.get("/phone-calls/1001", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
@@ -100,8 +100,7 @@ async fn a_call_comes_first_with_its_transcript_then_its_connected_calls(backend
 }
 
 async fn a_call_of_another_portal_is_indistinguishable_from_a_missing_one(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let mut foreign = app
         .get("/phone-calls/2001", Some(&token))
         .await
@@ -122,8 +121,7 @@ async fn a_call_of_another_portal_is_indistinguishable_from_a_missing_one(backen
 }
 
 async fn the_requests_of_a_call_are_listed_by_id_in_one_query(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let answer = app.get("/phone-calls/1001/requests", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
@@ -151,8 +149,7 @@ async fn the_requests_of_a_call_are_listed_by_id_in_one_query(backend: Backend) 
 }
 
 async fn the_call_is_served_as_json_under_each_offered_media_type(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let plain_json = app.get("/phone-calls/1003", Some(&token)).await;
     for (accept, content_type) in [
         ("text/plain", "text/plain; charset=utf-8"),
@@ -179,8 +176,7 @@ async fn the_call_is_served_as_json_under_each_offered_media_type(backend: Backe
 }
 
 async fn path_ids_outside_int32_above_zero_are_rejected(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     for id in [
         "0",
         "-1",

@@ -10,7 +10,9 @@ use integration_tests::{
 };
 use serde_json::{Value, json};
 
-const KARIN: &str = "+46701000001";
+use crate::demo::KARIN;
+use crate::support::spawn_logged_in;
+
 const IMPORT: &str = "/portals/import-clients";
 
 async fn import(app: &TestApp, portal_id: i32, secret: &str, ids: &[String]) -> TestResponse {
@@ -36,8 +38,7 @@ fn pairs(list: &Value) -> Vec<(i64, String)> {
 }
 
 async fn a_staff_member_reads_their_own_portal(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let answer = app.get("/portals/1", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
@@ -50,8 +51,7 @@ async fn a_staff_member_reads_their_own_portal(backend: Backend) {
 }
 
 async fn another_portal_and_a_missing_one_are_alike_forbidden(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let taken = app.get("/portals/2", Some(&token)).await;
     let other_organisation = app.get("/portals/3", Some(&token)).await;
@@ -277,11 +277,7 @@ async fn the_eleventh_failure_in_fifteen_minutes_is_rate_limited(backend: Backen
     // Locked: even the right secret waits, so guessing learns nothing.
     let locked = import(&app, 1, &secret, &ids).await;
     locked.problem(StatusCode::TOO_MANY_REQUESTS);
-    let retry_after: i64 = locked.headers["retry-after"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let retry_after = locked.retry_after();
     // The first failure was 5 minutes ago; it leaves the window in 10 minutes.
     assert_eq!(retry_after, 600);
     import(&app, 1, &"1".repeat(43), &ids)

@@ -2,14 +2,11 @@
 //! questions (also concurrently), and starting a questionnaire for clients.
 
 use http::StatusCode;
-use integration_tests::{Backend, TestApp, error_fields, on_both_stores, spawn_app, without_trace};
+use integration_tests::{Backend, TestApp, error_fields, on_both_stores, without_trace};
 use serde_json::{Value, json};
 
-use crate::support::ids;
-
-const KARIN: &str = "+46701000001";
-const AHMED: &str = "+46701000002";
-const SARA: &str = "+46701000003";
+use crate::demo::{AHMED, KARIN, SARA};
+use crate::support::{ids, spawn_logged_in};
 
 async fn detail(app: &TestApp, token: &str) -> Value {
     let answer = app.get("/questionnaires/11", Some(token)).await;
@@ -29,8 +26,7 @@ fn start(client_id: i64) -> Value {
 }
 
 async fn questionnaires_are_listed_in_their_list_form(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let answer = app.get("/questionnaires", Some(&token)).await;
     assert_eq!(answer.status, StatusCode::OK);
@@ -42,8 +38,7 @@ async fn questionnaires_are_listed_in_their_list_form(backend: Backend) {
 }
 
 async fn the_detail_holds_only_the_callers_portals_entries_and_answers(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let karin = app.login(KARIN).await;
+    let (app, karin) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let mine = detail(&app, &karin).await;
     app.expect_requests(&[("GetItem", 1), ("Query", 2), ("TransactWriteItems", 1)]);
@@ -75,8 +70,7 @@ async fn the_detail_holds_only_the_callers_portals_entries_and_answers(backend: 
 }
 
 async fn a_question_at_a_taken_position_moves_the_later_ones_down(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     app.take_dynamo_requests();
     let answer = app
         .post_json(
@@ -127,8 +121,7 @@ async fn a_question_at_a_taken_position_moves_the_later_ones_down(backend: Backe
 }
 
 async fn concurrent_adds_keep_positions_unique_and_lose_no_question(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let adds = (0..10).map(|i| {
         let (app, token) = (&app, &token);
         async move {
@@ -152,8 +145,7 @@ async fn concurrent_adds_keep_positions_unique_and_lose_no_question(backend: Bac
 }
 
 async fn invalid_questions_are_refused_field_by_field(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let before = detail(&app, &token).await;
     let problem = app
         .post_json(
@@ -194,8 +186,7 @@ async fn invalid_questions_are_refused_field_by_field(backend: Backend) {
 }
 
 async fn starting_opens_one_entry_per_client_and_never_a_second(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let mut first = start(1);
     first["questionnaireId"] = json!(0);
     app.take_dynamo_requests();
@@ -240,8 +231,7 @@ async fn starting_opens_one_entry_per_client_and_never_a_second(backend: Backend
 }
 
 async fn a_client_listed_twice_is_started_once_with_its_first_listing(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let mut later = start(3);
     later["startDate"] = json!("2026-12-01T09:00:00Z");
     let answer = app
@@ -260,8 +250,7 @@ async fn a_client_listed_twice_is_started_once_with_its_first_listing(backend: B
 }
 
 async fn a_start_with_any_bad_entry_writes_nothing(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_logged_in(backend, KARIN).await;
     let before = detail(&app, &token).await;
     let path = "/questionnaires/11/start-for-clients";
     // Client 6 belongs to portal 2 and client 9 is deleted: the whole batch is refused.

@@ -11,8 +11,8 @@ use integration_tests::evaluation;
 use integration_tests::{Backend, TestApp, spawn_app_with};
 use serde_json::{Value, json};
 
-/// Staff of portal 11 (organisation 5 of the evaluation fixture).
-const NORR: &str = "+46700000011";
+use crate::demo::NORR;
+
 const SUGGEST: &str = "/organisations/suggest-unknown-client";
 const MODEL: &str = "eu.anthropic.claude-test-v1:0";
 

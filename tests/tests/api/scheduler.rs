@@ -20,9 +20,8 @@ use shared::ids::{EntryId, PortalId};
 use shared::notify::{Dialler, DiallerMessage};
 use shared::store::BoxError;
 
+use crate::demo::KARIN;
 use crate::support::at;
-
-const KARIN: &str = "+46701000001";
 
 async fn spawn_quiet(backend: Backend) -> TestApp {
     spawn_app_with(backend, &quiet_demo().to_string()).await

@@ -13,7 +13,7 @@ use shared::records::Role;
 use shared::store::Store;
 use shared::store::dynamo::DynamoStore;
 use shared::store::memory::MemoryStore;
-use shared::store::{Session, StoreError};
+use shared::store::{OtpLogin, OtpSave, Session, StoreError};
 
 async fn both_stores() -> [(&'static str, Arc<dyn Store>); 2] {
     let client = dynamo_client();
@@ -108,21 +108,24 @@ async fn a_session_deleted_meanwhile_is_not_brought_back_by_a_refresh() {
             version: 1,
             ..Default::default()
         };
-        store.save_otp(&otp, None, &log, 0).await.unwrap();
+        let save = OtpSave {
+            request: &otp,
+            replaces: None,
+            log: &log,
+            read_version: 0,
+        };
+        store.save_otp(save).await.unwrap();
         assert!(
-            matches!(
-                store.save_otp(&otp, None, &log, 0).await,
-                Err(StoreError::ConditionFailed)
-            ),
+            matches!(store.save_otp(save).await, Err(StoreError::ConditionFailed)),
             "{name}: a stale send-log version is refused"
         );
         store
-            .consume_otp(
-                &otp,
-                5,
-                &session("s1", 1),
-                start_time() + Duration::days(30),
-            )
+            .consume_otp(OtpLogin {
+                otp: &otp,
+                max_attempts: 5,
+                session: &session("s1", 1),
+                known_until: start_time() + Duration::days(30),
+            })
             .await
             .unwrap();
         let (_, log) = store.otp_context("+46701000001").await.unwrap();
@@ -138,7 +141,12 @@ async fn a_session_deleted_meanwhile_is_not_brought_back_by_a_refresh() {
         assert!(
             matches!(
                 store
-                    .consume_otp(&otp, 5, &session("s2", 1), start_time())
+                    .consume_otp(OtpLogin {
+                        otp: &otp,
+                        max_attempts: 5,
+                        session: &session("s2", 1),
+                        known_until: start_time(),
+                    })
                     .await,
                 Err(StoreError::ConditionFailed)
             ),

@@ -1,7 +1,8 @@
 //! Helpers more than one scenario module uses.
 
 use chrono::{DateTime, Utc};
-use integration_tests::quiet_demo;
+use http::StatusCode;
+use integration_tests::{Backend, TestApp, quiet_demo, spawn_app};
 use serde_json::{Value, json};
 
 /// The `field` of every item of a JSON list.
@@ -28,4 +29,45 @@ pub fn final_outpost_demo() -> Value {
         }
     }
     fixture
+}
+
+/// One scheduler pass at `at`, the clock set to it first; its report.
+pub async fn pass(app: &TestApp, at: DateTime<Utc>) -> Value {
+    app.clock.set(at);
+    let report = app.api.scheduler().run_pass(at, None).await.unwrap();
+    serde_json::to_value(report).unwrap()
+}
+
+/// The urgent alerts staff see with this token.
+pub async fn urgent_alerts(app: &TestApp, token: &str) -> Vec<Value> {
+    let answer = app.get("/alerts?reason=urgent", Some(token)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    answer.json().as_array().unwrap().clone()
+}
+
+/// The API over a new store with the demo fixture, and a session of `phone` on it.
+pub async fn spawn_logged_in(backend: Backend, phone: &str) -> (TestApp, String) {
+    let app = spawn_app(backend).await;
+    let token = app.login(phone).await;
+    (app, token)
+}
+
+/// Asserts that `stranger`, staff of another portal, can neither read alert `id` nor
+/// acknowledge it with `acknowledgement`: both answer as for a missing alert.
+pub async fn assert_alert_hidden_from(
+    app: &TestApp,
+    stranger: &str,
+    id: &Value,
+    acknowledgement: Value,
+) {
+    app.get(&format!("/alerts/{id}"), Some(stranger))
+        .await
+        .problem(StatusCode::NOT_FOUND);
+    app.post_json(
+        &format!("/alerts/{id}/acknowledge"),
+        Some(stranger),
+        acknowledgement,
+    )
+    .await
+    .problem(StatusCode::NOT_FOUND);
 }

@@ -2,29 +2,21 @@
 //! threshold is refused with 429 until the period ends, and the portal's admins, and only they,
 //! get one `unusual_access` alert for it at the next scheduler pass. Lists are not counted.
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 use http::StatusCode;
 use integration_tests::{Backend, TestApp, on_both_stores, spawn_app, spawn_app_with};
 use serde_json::{Value, json};
 use shared::clock::Clock;
 use shared::store::reading::ReadingRules;
 
-/// Portal 1's admin.
-const KARIN: &str = "+46701000001";
-/// Portal 1's staff member.
-const EMIL: &str = "+46701000004";
+use crate::demo::{EMIL, KARIN};
+use crate::support::pass;
 
 /// The app with `rules` in every function's access layer.
 fn with_rules(mut app: TestApp, rules: ReadingRules) -> TestApp {
     app.api.services.rules.reading = rules;
     app.router = app.api.router();
     app
-}
-
-async fn pass(app: &TestApp, at: DateTime<Utc>) -> Value {
-    app.clock.set(at);
-    let report = app.api.scheduler().run_pass(at, None).await.unwrap();
-    serde_json::to_value(report).unwrap()
 }
 
 async fn past_the_threshold_reads_are_refused_and_the_admins_alerted_once(backend: Backend) {
@@ -60,11 +52,7 @@ async fn past_the_threshold_reads_are_refused_and_the_admins_alerted_once(backen
         "{problem}"
     );
     let period_end = rules.period_at(start).end;
-    let retry_after: i64 = refused.headers["retry-after"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let retry_after = refused.retry_after();
     assert_eq!(retry_after, (period_end - start).num_seconds());
     // Until the period ends every record is refused, a client read before included; the
     // client list is not counted and still answers.

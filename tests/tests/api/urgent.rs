@@ -12,18 +12,8 @@ use integration_tests::bedrock::{Behaviour, StandIn};
 use integration_tests::{Backend, TestApp, on_both_stores, quiet_demo, spawn_app_with, start_time};
 use serde_json::{Value, json};
 
-use crate::support::final_outpost_demo;
-
-const KARIN: &str = "+46701000001";
-/// Lidingö's admin (portal 2).
-const AHMED: &str = "+46701000002";
-/// Portal 1's client 3, Margareta Lindqvist.
-const CLIENT_3: &str = "+46731110003";
-const PORTAL_LINE: &str = "+4687001000";
-/// Portal 1's contacts: 301 (day, 07-16), 302 (evening, 16-22), 303 (night, 22-07).
-const DAY: &str = "+4687001050";
-const EVENING: &str = "+4687001060";
-const NIGHT: &str = "+4687001070";
+use crate::demo::{AHMED, CLIENT_3, DAY, EVENING, KARIN, NIGHT, PORTAL_LINE};
+use crate::support::{assert_alert_hidden_from, final_outpost_demo, urgent_alerts};
 
 /// The demo without entries; with `all_final_outpost`, every contact of portal 1 is a
 /// final-outpost one (in the demo only the night patrol is).
@@ -81,12 +71,6 @@ const FELL: &str = "Jag har ramlat i hallen och jag kommer inte upp.";
 async fn deliver(app: &TestApp, portal: i32, event: &Value) {
     let answer = app.deliver(portal, event).await;
     assert!(answer.status.is_success(), "{}", answer.json());
-}
-
-async fn urgent_alerts(app: &TestApp, token: &str) -> Vec<Value> {
-    let answer = app.get("/alerts?reason=urgent", Some(token)).await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-    answer.json().as_array().unwrap().clone()
 }
 
 async fn an_urgent_call_opens_an_alert_and_its_sms_leave_within_the_same_request(backend: Backend) {
@@ -300,16 +284,8 @@ async fn another_portal_cannot_see_or_acknowledge_the_alert(backend: Backend) {
     deliver(&app, 1, &ended("o-1", "conv-o", CLIENT_3, FELL)).await;
     let id = urgent_alerts(&app, &token).await[0]["id"].clone();
     let stranger = app.login(AHMED).await;
-    app.get(&format!("/alerts/{id}"), Some(&stranger))
-        .await
-        .problem(StatusCode::NOT_FOUND);
-    app.post_json(
-        &format!("/alerts/{id}/acknowledge"),
-        Some(&stranger),
-        json!({"note": "Not mine.", "outcome": "false_alarm"}),
-    )
-    .await
-    .problem(StatusCode::NOT_FOUND);
+    let acknowledgement = json!({"note": "Not mine.", "outcome": "false_alarm"});
+    assert_alert_hidden_from(&app, &stranger, &id, acknowledgement).await;
     assert_eq!(urgent_alerts(&app, &stranger).await, Vec::<Value>::new());
     let bad = app.get("/alerts?reason=panic", Some(&token)).await;
     bad.problem(StatusCode::BAD_REQUEST);

@@ -10,10 +10,7 @@ use integration_tests::{Backend, TestApp, on_both_stores, quiet_demo, spawn_app_
 use serde_json::{Value, json};
 use shared::provider_auth::{retell_signature, vapi_signature};
 
-const KARIN: &str = "+46701000001";
-const GUNNEL: &str = "+46731110001";
-const MARGARETA: &str = "+46731110003";
-const PORTAL_LINE: &str = "+4687001000";
+use crate::demo::{GUNNEL, KARIN, MARGARETA, PORTAL_LINE};
 
 async fn spawn(backend: Backend) -> TestApp {
     spawn_app_with(backend, &quiet_demo().to_string()).await

@@ -22,7 +22,7 @@ use crate::store::access_log::{
 use crate::store::dynamo::DynamoStore;
 use crate::store::dynamo::errors::{build_error, classify};
 use crate::store::dynamo::items::{Item, from_item, key, s, sk_of, to_item, ttl_attribute};
-use crate::store::dynamo::operations::txn_put;
+use crate::store::dynamo::operations::{every_item, txn_put};
 use crate::store::limits::{BATCH_GET_LIMIT, TRANSACTION_LIMIT};
 use crate::store::{StoreError, StoreResult};
 
@@ -216,7 +216,7 @@ impl AccessLogReader for DynamoStore {
         if from >= to {
             return Ok(Vec::new());
         }
-        let items: Vec<Item> = self
+        let query = self
             .client
             .query()
             .table_name(&self.tables.access_log)
@@ -224,13 +224,8 @@ impl AccessLogReader for DynamoStore {
             .expression_attribute_values(":pk", s(portal_log(portal_id.get())))
             .expression_attribute_values(":low", s(sort_time(from)))
             .expression_attribute_values(":high", s(sort_time(to)))
-            .projection_expression("sk")
-            .into_paginator()
-            .items()
-            .send()
-            .try_collect()
-            .await
-            .map_err(classify)?;
+            .projection_expression("sk");
+        let items = every_item(query).await?;
         let high = sort_time(to);
         Ok(items
             .iter()

@@ -8,7 +8,7 @@ use crate::domain::{Alert, AlertReason, AlertStatus};
 use crate::fixture::counters;
 use crate::ids::{AlertId, PortalId};
 use crate::records::{Client, ContactDetail, Timestamp};
-use crate::store::alerts::AlertFilter;
+use crate::store::alerts::AlertsRequest;
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{
     Item, data_keys, encode, from_item, key, n, s, ttl_attribute, version_of,
@@ -16,8 +16,8 @@ use crate::store::dynamo::items::{
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::optimistic::LostRace;
 use crate::store::{
-    AlertPage, AlertStore, ContactDetailStore, EscalationStore, StoreError, StoreResult,
-    StoredAlert,
+    AlertPage, AlertStore, ContactDetailStore, EscalationStore, PageRequest, StoreError,
+    StoreResult, StoredAlert,
 };
 
 /// How long a day's alarm-chain test marker is kept: past any retry of its pass.
@@ -140,13 +140,9 @@ impl DynamoStore {
 
 #[async_trait]
 impl AlertStore for DynamoStore {
-    async fn alerts(
-        &self,
-        portal_id: PortalId,
-        filter: AlertFilter,
-        after: Option<AlertId>,
-        limit: Option<usize>,
-    ) -> StoreResult<AlertPage> {
+    async fn alerts(&self, portal_id: PortalId, request: AlertsRequest) -> StoreResult<AlertPage> {
+        let AlertsRequest { filter, page } = request;
+        let PageRequest { after, limit } = page;
         let from = after.map_or(keys::alert(0), |after| {
             keys::alert(after.get().saturating_add(1))
         });

@@ -6,7 +6,7 @@ use crate::domain::Alert;
 use crate::fixture::counters;
 use crate::ids::{AlertId, PortalId};
 use crate::records::{ContactDetail, Timestamp};
-use crate::store::alerts::AlertFilter;
+use crate::store::alerts::AlertsRequest;
 use crate::store::memory::{MemoryStore, State};
 use crate::store::{AlertPage, AlertStore, EscalationStore, StoreResult, StoredAlert};
 
@@ -35,28 +35,23 @@ fn put_at(state: &mut State, version: u64, alert: &Alert) -> bool {
 
 #[async_trait]
 impl AlertStore for MemoryStore {
-    async fn alerts(
-        &self,
-        portal_id: PortalId,
-        filter: AlertFilter,
-        after: Option<AlertId>,
-        limit: Option<usize>,
-    ) -> StoreResult<AlertPage> {
+    async fn alerts(&self, portal_id: PortalId, request: AlertsRequest) -> StoreResult<AlertPage> {
+        let AlertsRequest { filter, page } = request;
         let state = self.lock();
         let mut alerts: Vec<StoredAlert> = state
             .alerts
             .range(
-                after.map_or(AlertId(i32::MIN), |after| {
+                page.after.map_or(AlertId(i32::MIN), |after| {
                     AlertId(after.get().saturating_add(1))
                 })..,
             )
             .map(|(_, (alert, version))| (alert, *version))
             .filter(|(alert, _)| alert.portal_id == portal_id.get())
             .filter(|(alert, _)| filter.admits(alert))
-            .take(limit.map_or(usize::MAX, |limit| limit + 1))
+            .take(page.limit.map_or(usize::MAX, |limit| limit + 1))
             .map(|(alert, version)| stored(&state, alert, version))
             .collect();
-        let next = match limit {
+        let next = match page.limit {
             Some(limit) if alerts.len() > limit => {
                 alerts.truncate(limit);
                 alerts.last().map(|stored| AlertId(stored.alert.id))

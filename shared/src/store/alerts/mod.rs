@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use crate::domain::{Alert, AlertReason, AlertStatus};
 use crate::ids::{AlertId, PortalId};
 use crate::records::{ContactDetail, Timestamp};
-use crate::store::StoreResult;
+use crate::store::{PageRequest, StoreResult};
 
 mod dynamo;
 mod memory;
@@ -49,18 +49,18 @@ impl AlertFilter {
     }
 }
 
+/// A list of a portal's alerts as staff ask for it: which alerts, and which page of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AlertsRequest {
+    pub filter: AlertFilter,
+    pub page: PageRequest<AlertId>,
+}
+
 /// Staff's reads and the acknowledgement, always within one portal.
 #[async_trait]
 pub trait AlertStore: Send + Sync + 'static {
-    /// The portal's alerts that `filter` admits whose id is above `after`, by id, at most
-    /// `limit` of them (all without).
-    async fn alerts(
-        &self,
-        portal_id: PortalId,
-        filter: AlertFilter,
-        after: Option<AlertId>,
-        limit: Option<usize>,
-    ) -> StoreResult<AlertPage>;
+    /// The page of the portal's alerts that the request's filter admits, by id.
+    async fn alerts(&self, portal_id: PortalId, request: AlertsRequest) -> StoreResult<AlertPage>;
     async fn alert(&self, portal_id: PortalId, id: AlertId) -> StoreResult<Option<StoredAlert>>;
     /// Writes `alert` over the stored one if that is still at `version`; `false` otherwise.
     async fn replace_alert(&self, version: u64, alert: &Alert) -> StoreResult<bool>;

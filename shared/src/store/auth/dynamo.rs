@@ -19,8 +19,8 @@ use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::optimistic::{self, LostRace, Round};
 use crate::store::{
-    AuthStore, CodeSend, OtpRequest, SendLog, Session, SessionReader, StaffAccount, StoreError,
-    StoreResult,
+    AuthStore, CodeSend, OtpLogin, OtpRequest, OtpSave, SendLog, Session, SessionReader,
+    StaffAccount, StoreError, StoreResult,
 };
 
 #[derive(Serialize, Deserialize)]
@@ -217,13 +217,13 @@ impl AuthStore for DynamoStore {
         ))
     }
 
-    async fn save_otp(
-        &self,
-        request: &OtpRequest,
-        replaces: Option<&str>,
-        log: &SendLog,
-        read_version: u64,
-    ) -> StoreResult<()> {
+    async fn save_otp(&self, save: OtpSave<'_>) -> StoreResult<()> {
+        let OtpSave {
+            request,
+            replaces,
+            log,
+            read_version,
+        } = save;
         let phone = &request.phone_number;
         let mut log_keys = key(keys::otp_sends(phone), None);
         // The log lives as long as its newest send counts, or a network stays known.
@@ -308,19 +308,17 @@ impl AuthStore for DynamoStore {
         ))
     }
 
-    async fn record_failed_attempt(
-        &self,
-        phone_number: &str,
-        request_id: &str,
-        max_attempts: u32,
-    ) -> StoreResult<u32> {
-        let mut values = otp_open_values(request_id, max_attempts);
+    async fn record_failed_attempt(&self, otp: &OtpRequest, max_attempts: u32) -> StoreResult<u32> {
+        let mut values = otp_open_values(&otp.request_id, max_attempts);
         values.insert(":one".into(), n(1));
         let out = self
             .client
             .update_item()
             .table_name(&self.tables.auth)
-            .set_key(Some(key(keys::otp(phone_number, request_id), None)))
+            .set_key(Some(key(
+                keys::otp(&otp.phone_number, &otp.request_id),
+                None,
+            )))
             .update_expression("ADD attempts :one")
             .condition_expression(OTP_OPEN)
             .set_expression_attribute_values(Some(values))
@@ -336,13 +334,13 @@ impl AuthStore for DynamoStore {
         }
     }
 
-    async fn consume_otp(
-        &self,
-        otp: &OtpRequest,
-        max_attempts: u32,
-        session: &Session,
-        known_until: Timestamp,
-    ) -> StoreResult<()> {
+    async fn consume_otp(&self, login: OtpLogin<'_>) -> StoreResult<()> {
+        let OtpLogin {
+            otp,
+            max_attempts,
+            session,
+            known_until,
+        } = login;
         let phone_number = &otp.phone_number;
         let request_id = &otp.request_id;
         let mut values = otp_open_values(request_id, max_attempts);

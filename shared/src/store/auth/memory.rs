@@ -6,7 +6,8 @@ use async_trait::async_trait;
 use crate::records::{Account, Timestamp};
 use crate::store::memory::MemoryStore;
 use crate::store::{
-    AuthStore, OtpRequest, SendLog, Session, SessionReader, StaffAccount, StoreError, StoreResult,
+    AuthStore, OtpLogin, OtpRequest, OtpSave, SendLog, Session, SessionReader, StaffAccount,
+    StoreError, StoreResult,
 };
 
 #[async_trait]
@@ -37,32 +38,29 @@ impl AuthStore for MemoryStore {
         ))
     }
 
-    async fn save_otp(
-        &self,
-        request: &OtpRequest,
-        replaces: Option<&str>,
-        log: &SendLog,
-        read_version: u64,
-    ) -> StoreResult<()> {
+    async fn save_otp(&self, save: OtpSave<'_>) -> StoreResult<()> {
         let mut state = self.lock();
         let current = state
             .send_logs
-            .get(&request.phone_number)
+            .get(&save.request.phone_number)
             .map_or(0, |log| log.version);
-        if current != read_version {
+        if current != save.read_version {
             return Err(StoreError::ConditionFailed);
         }
         state
             .send_logs
-            .insert(request.phone_number.clone(), log.clone());
-        if let Some(replaced) = replaces {
+            .insert(save.request.phone_number.clone(), save.log.clone());
+        if let Some(replaced) = save.replaces {
             state
                 .otps
-                .remove(&(request.phone_number.clone(), replaced.to_string()));
+                .remove(&(save.request.phone_number.clone(), replaced.to_string()));
         }
         state.otps.insert(
-            (request.phone_number.clone(), request.request_id.clone()),
-            request.clone(),
+            (
+                save.request.phone_number.clone(),
+                save.request.request_id.clone(),
+            ),
+            save.request.clone(),
         );
         Ok(())
     }
@@ -89,34 +87,7 @@ impl AuthStore for MemoryStore {
         Ok((state.otps.get(&key).cloned(), staff))
     }
 
-    async fn record_failed_attempt(
-        &self,
-        phone_number: &str,
-        request_id: &str,
-        max_attempts: u32,
-    ) -> StoreResult<u32> {
-        let mut state = self.lock();
-        match state
-            .otps
-            .get_mut(&(phone_number.to_string(), request_id.to_string()))
-        {
-            Some(otp)
-                if otp.request_id == request_id && !otp.used && otp.attempts < max_attempts =>
-            {
-                otp.attempts += 1;
-                Ok(otp.attempts)
-            }
-            _ => Err(StoreError::ConditionFailed),
-        }
-    }
-
-    async fn consume_otp(
-        &self,
-        otp: &OtpRequest,
-        max_attempts: u32,
-        session: &Session,
-        known_until: Timestamp,
-    ) -> StoreResult<()> {
+    async fn record_failed_attempt(&self, otp: &OtpRequest, max_attempts: u32) -> StoreResult<u32> {
         let mut state = self.lock();
         match state
             .otps
@@ -127,24 +98,45 @@ impl AuthStore for MemoryStore {
                     && !stored.used
                     && stored.attempts < max_attempts =>
             {
+                stored.attempts += 1;
+                Ok(stored.attempts)
+            }
+            _ => Err(StoreError::ConditionFailed),
+        }
+    }
+
+    async fn consume_otp(&self, login: OtpLogin<'_>) -> StoreResult<()> {
+        let mut state = self.lock();
+        match state
+            .otps
+            .get_mut(&(login.otp.phone_number.clone(), login.otp.request_id.clone()))
+        {
+            Some(stored)
+                if stored.request_id == login.otp.request_id
+                    && !stored.used
+                    && stored.attempts < login.max_attempts =>
+            {
                 stored.used = true;
             }
             _ => return Err(StoreError::ConditionFailed),
         }
-        let log = state.send_logs.entry(otp.phone_number.clone()).or_default();
-        log.validated.insert(otp.request_id.clone());
-        if otp.source.is_known() {
-            log.known.insert(otp.source, known_until);
+        let log = state
+            .send_logs
+            .entry(login.otp.phone_number.clone())
+            .or_default();
+        log.validated.insert(login.otp.request_id.clone());
+        if login.otp.source.is_known() {
+            log.known.insert(login.otp.source, login.known_until);
         }
         log.version += 1;
         state
             .sessions
-            .insert(session.token_hash.clone(), session.clone());
+            .insert(login.session.token_hash.clone(), login.session.clone());
         state
             .account_sessions
-            .entry(session.account_id)
+            .entry(login.session.account_id)
             .or_default()
-            .insert(session.token_hash.clone());
+            .insert(login.session.token_hash.clone());
         Ok(())
     }
 

@@ -143,6 +143,27 @@ pub trait SessionReader: Send + Sync + 'static {
     async fn touch_session(&self, token_hash: &str, at: Timestamp) -> StoreResult<()>;
 }
 
+/// A new OTP request to store: the request, the same source's previous request it replaces,
+/// and the number's send log as it becomes, written only while the log is at `read_version`.
+#[derive(Debug, Clone, Copy)]
+pub struct OtpSave<'a> {
+    pub request: &'a OtpRequest,
+    pub replaces: Option<&'a str>,
+    pub log: &'a SendLog,
+    pub read_version: u64,
+}
+
+/// A login with a right code: the request it uses (while it has had fewer than
+/// `max_attempts` wrong codes), the session it opens, and until when its source network
+/// stays known.
+#[derive(Debug, Clone, Copy)]
+pub struct OtpLogin<'a> {
+    pub otp: &'a OtpRequest,
+    pub max_attempts: u32,
+    pub session: &'a Session,
+    pub known_until: Timestamp,
+}
+
 /// The authentication function's writes to the auth table.
 #[async_trait]
 pub trait AuthStore: SessionReader {
@@ -151,39 +172,22 @@ pub trait AuthStore: SessionReader {
     /// Stores a new OTP request, deletes the request it `replaces` (the same source's previous
     /// one), and replaces the send log, together; `ConditionFailed` when the log changed since
     /// it was read (a concurrent request).
-    async fn save_otp(
-        &self,
-        request: &OtpRequest,
-        replaces: Option<&str>,
-        log: &SendLog,
-        read_version: u64,
-    ) -> StoreResult<()>;
+    async fn save_otp(&self, save: OtpSave<'_>) -> StoreResult<()>;
     /// The OTP request `request_id` of a number and the number's account, in one read.
     async fn otp_and_account(
         &self,
         phone_number: &str,
         request_id: &str,
     ) -> StoreResult<(Option<OtpRequest>, Option<StaffAccount>)>;
-    /// Counts a wrong code against the request and returns the new count; `ConditionFailed`
+    /// Counts a wrong code against the request (as read) and returns the new count; `ConditionFailed`
     /// when the request was replaced (deleted), used or already killed.
-    async fn record_failed_attempt(
-        &self,
-        phone_number: &str,
-        request_id: &str,
-        max_attempts: u32,
-    ) -> StoreResult<u32>;
+    async fn record_failed_attempt(&self, otp: &OtpRequest, max_attempts: u32) -> StoreResult<u32>;
     /// Marks the request used, creates the session, and in the number's send log marks the
     /// request validated and its source network known until `known_until` (bumping the log's
     /// version), atomically; `ConditionFailed` when the request was used, replaced or killed
     /// meanwhile, so one code yields at most one session. An `Unknown` network is never made
     /// known: it is everybody without an address.
-    async fn consume_otp(
-        &self,
-        otp: &OtpRequest,
-        max_attempts: u32,
-        session: &Session,
-        known_until: Timestamp,
-    ) -> StoreResult<()>;
+    async fn consume_otp(&self, login: OtpLogin<'_>) -> StoreResult<()>;
     async fn delete_session(&self, token_hash: &str) -> StoreResult<()>;
     /// Deletes every session of the account and returns how many there were.
     async fn delete_all_sessions(&self, account_id: AccountId) -> StoreResult<usize>;

@@ -10,7 +10,7 @@ use crate::store::dynamo::items::{Item, key, s};
 use crate::store::dynamo::records::client_from_item;
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::{
-    ClientChanges, ClientPage, ClientPageRequest, ClientStore, StoreError, StoreResult,
+    ClientPage, ClientPageRequest, ClientStore, ClientUpdate, StoreError, StoreResult,
 };
 
 /// Items read beyond a client page, so that deleted clients rarely cost a second Query.
@@ -98,8 +98,7 @@ impl ClientStore for DynamoStore {
         page: ClientPageRequest,
         now: Timestamp,
     ) -> StoreResult<ClientPage> {
-        let portal_id = portal_id.get();
-        let mut items = self.client_items(portal_id, page).await?;
+        let mut items = self.client_items(portal_id.get(), page).await?;
         let more = page.limit.is_some_and(|limit| items.len() > limit);
         if let Some(limit) = page.limit {
             items.truncate(limit);
@@ -119,28 +118,22 @@ impl ClientStore for DynamoStore {
         })
     }
 
-    async fn update_client(
-        &self,
-        portal_id: PortalId,
-        client_id: ClientId,
-        changes: &ClientChanges,
-        now: Timestamp,
-    ) -> StoreResult<Option<Client>> {
-        let portal_id = portal_id.get();
-        let client_id = client_id.get();
+    async fn update_client(&self, update: &ClientUpdate) -> StoreResult<Option<Client>> {
+        let portal_id = update.portal_id.get();
+        let client_id = update.client_id.get();
         let item_key = key(keys::portal(portal_id), Some(&keys::client(client_id)));
-        if changes.is_empty() {
+        if update.changes.is_empty() {
             let item = self
                 .get_data(keys::portal(portal_id), &keys::client(client_id))
                 .await?;
             return item
                 .filter(|item| !matches!(item.get("isDeleted"), Some(AttributeValue::Bool(true))))
-                .map(|item| client_from_item(item, now))
+                .map(|item| client_from_item(item, update.now))
                 .transpose();
         }
         // Only the named attributes are written, so concurrent changes of other fields (or of
         // the call history) survive.
-        let mut update = self
+        let mut write = self
             .client
             .update_item()
             .table_name(&self.tables.data)
@@ -148,17 +141,17 @@ impl ClientStore for DynamoStore {
             .condition_expression("attribute_exists(pk) AND isDeleted = :false")
             .expression_attribute_values(":false", AttributeValue::Bool(false))
             .return_values(ReturnValue::AllNew);
-        let mut assignments = Vec::with_capacity(changes.len());
-        for (i, (field, value)) in changes.iter().enumerate() {
+        let mut assignments = Vec::with_capacity(update.changes.len());
+        for (i, (field, value)) in update.changes.iter().enumerate() {
             assignments.push(format!("#f{i} = :v{i}"));
-            update = update
+            write = write
                 .expression_attribute_names(format!("#f{i}"), field.attribute())
                 .expression_attribute_values(
                     format!(":v{i}"),
                     value.clone().map_or(AttributeValue::Null(true), s),
                 );
         }
-        let result = update
+        let result = write
             .update_expression(format!("SET {}", assignments.join(", ")))
             .send()
             .await
@@ -166,7 +159,7 @@ impl ClientStore for DynamoStore {
         match result {
             Ok(out) => out
                 .attributes
-                .map(|item| client_from_item(item, now))
+                .map(|item| client_from_item(item, update.now))
                 .transpose(),
             Err(StoreError::ConditionFailed) => Ok(None),
             Err(other) => Err(other),

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use crate::domain::CallStats;
 use crate::records::{Client, Timestamp};
 use crate::store::memory::MemoryStore;
-use crate::store::{ClientChanges, ClientPage, ClientPageRequest, ClientStore, StoreResult};
+use crate::store::{ClientPage, ClientPageRequest, ClientStore, ClientUpdate, StoreResult};
 
 #[async_trait]
 impl ClientStore for MemoryStore {
@@ -55,27 +55,20 @@ impl ClientStore for MemoryStore {
         })
     }
 
-    async fn update_client(
-        &self,
-        portal_id: PortalId,
-        client_id: ClientId,
-        changes: &ClientChanges,
-        now: Timestamp,
-    ) -> StoreResult<Option<Client>> {
-        let portal_id = portal_id.get();
-        let client_id = client_id.get();
+    async fn update_client(&self, update: &ClientUpdate) -> StoreResult<Option<Client>> {
+        let portal_id = update.portal_id.get();
         let mut state = self.lock();
         let Some(client) = state
             .clients
-            .get_mut(&client_id)
+            .get_mut(&update.client_id.get())
             .filter(|client| client.portal_id == portal_id && !client.is_deleted)
         else {
             return Ok(None);
         };
-        for (field, value) in changes {
+        for (field, value) in &update.changes {
             field.apply(client, value.clone());
         }
         let client = client.clone();
-        Ok(Some(state.client_view(&client, now)))
+        Ok(Some(state.client_view(&client, update.now)))
     }
 }

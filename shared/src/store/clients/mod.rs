@@ -3,20 +3,15 @@
 use async_trait::async_trait;
 
 use crate::records::{Client, Timestamp};
-use crate::store::StoreResult;
+use crate::store::{PageRequest, StoreResult};
 
 use crate::ids::{ClientId, PortalId};
 
 pub(crate) mod dynamo;
 mod memory;
 
-/// Which page of a portal's clients to read: those with an id above `after`, at most `limit`
-/// of them (all when `None`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClientPageRequest {
-    pub after: Option<ClientId>,
-    pub limit: Option<usize>,
-}
+/// Which page of a portal's clients to read.
+pub type ClientPageRequest = PageRequest<ClientId>;
 
 /// A page of clients by id, with the id to continue after when more follow.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -67,6 +62,16 @@ impl ClientField {
 /// Validated changes to a client: each field set to a value, or to null (`None`).
 pub type ClientChanges = Vec<(ClientField, Option<String>)>;
 
+/// A change of one client of a portal, made at `now` (the instant the returned client's
+/// derived fields are computed for).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientUpdate {
+    pub portal_id: PortalId,
+    pub client_id: ClientId,
+    pub changes: ClientChanges,
+    pub now: Timestamp,
+}
+
 /// The clients function's reads and writes, always within one portal.
 #[async_trait]
 pub trait ClientStore: Send + Sync + 'static {
@@ -79,13 +84,7 @@ pub trait ClientStore: Send + Sync + 'static {
     ) -> StoreResult<ClientPage>;
     /// Sets only the given fields (no read-modify-write of the record) and returns the client;
     /// `None` when the portal has no such client, or it is deleted.
-    async fn update_client(
-        &self,
-        portal_id: PortalId,
-        client_id: ClientId,
-        changes: &ClientChanges,
-        now: Timestamp,
-    ) -> StoreResult<Option<Client>>;
+    async fn update_client(&self, update: &ClientUpdate) -> StoreResult<Option<Client>>;
     /// Whether the portal has (or had: deleted ones count) this client.
     async fn has_client(&self, portal_id: PortalId, client_id: ClientId) -> StoreResult<bool>;
 }

@@ -9,7 +9,7 @@ use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{from_item, key, n, s};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::{
-    ContactDetailChanges, ContactDetailStore, ContactDetailUpdate, StoreError, StoreResult,
+    ContactDetailEdit, ContactDetailStore, ContactDetailUpdate, StoreError, StoreResult,
 };
 
 #[async_trait]
@@ -25,9 +25,7 @@ impl ContactDetailStore for DynamoStore {
         portal_id: PortalId,
         id: ContactDetailId,
     ) -> StoreResult<Option<ContactDetail>> {
-        let portal_id = portal_id.get();
-        let id = id.get();
-        self.get_data(keys::portal(portal_id), &keys::contact(id))
+        self.get_data(keys::portal(portal_id.get()), &keys::contact(id.get()))
             .await?
             .map(from_item)
             .transpose()
@@ -35,18 +33,18 @@ impl ContactDetailStore for DynamoStore {
 
     async fn update_contact_detail(
         &self,
-        portal_id: PortalId,
-        id: ContactDetailId,
-        changes: &ContactDetailChanges,
+        edit: ContactDetailEdit<'_>,
     ) -> StoreResult<Option<ContactDetailUpdate>> {
-        let portal_id = portal_id.get();
-        let id = id.get();
+        let changes = edit.changes;
         let text = |value: &Option<String>| value.clone().map_or(AttributeValue::Null(true), s);
         let result = self
             .client
             .update_item()
             .table_name(&self.tables.data)
-            .set_key(Some(key(keys::portal(portal_id), Some(&keys::contact(id)))))
+            .set_key(Some(key(
+                keys::portal(edit.portal_id.get()),
+                Some(&keys::contact(edit.id.get())),
+            )))
             .update_expression(
                 "SET #name = :name, contactNumber = :number, contactEmail = :email, \
                  contactBetweenStart = :start, contactBetweenEnd = :end, priority = :priority, \

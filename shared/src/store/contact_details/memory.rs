@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use crate::records::ContactDetail;
 use crate::store::memory::MemoryStore;
-use crate::store::{ContactDetailChanges, ContactDetailStore, ContactDetailUpdate, StoreResult};
+use crate::store::{ContactDetailEdit, ContactDetailStore, ContactDetailUpdate, StoreResult};
 
 #[async_trait]
 impl ContactDetailStore for MemoryStore {
@@ -26,31 +26,27 @@ impl ContactDetailStore for MemoryStore {
         id: ContactDetailId,
     ) -> StoreResult<Option<ContactDetail>> {
         let portal_id = portal_id.get();
-        let id = id.get();
         Ok(self
             .lock()
             .contact_details
-            .get(&id)
+            .get(&id.get())
             .filter(|detail| detail.portal_id == portal_id)
             .cloned())
     }
 
     async fn update_contact_detail(
         &self,
-        portal_id: PortalId,
-        id: ContactDetailId,
-        changes: &ContactDetailChanges,
+        edit: ContactDetailEdit<'_>,
     ) -> StoreResult<Option<ContactDetailUpdate>> {
-        let portal_id = portal_id.get();
-        let id = id.get();
+        let portal_id = edit.portal_id.get();
         let mut state = self.lock();
         Ok(state
             .contact_details
-            .get_mut(&id)
+            .get_mut(&edit.id.get())
             .filter(|detail| detail.portal_id == portal_id)
             .map(|detail| {
                 let before = detail.clone();
-                changes.apply(detail);
+                edit.changes.apply(detail);
                 ContactDetailUpdate {
                     before,
                     after: detail.clone(),

@@ -65,6 +65,14 @@ impl ContactDetailChanges {
     }
 }
 
+/// A replacement of one contact detail's editable fields, within a portal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactDetailEdit<'a> {
+    pub portal_id: PortalId,
+    pub id: ContactDetailId,
+    pub changes: &'a ContactDetailChanges,
+}
+
 /// The contact-details function's reads and writes, always within one portal.
 #[async_trait]
 pub trait ContactDetailStore: Send + Sync + 'static {
@@ -79,8 +87,6 @@ pub trait ContactDetailStore: Send + Sync + 'static {
     /// `None` when the portal has no such contact detail.
     async fn update_contact_detail(
         &self,
-        portal_id: PortalId,
-        id: ContactDetailId,
-        changes: &ContactDetailChanges,
+        edit: ContactDetailEdit<'_>,
     ) -> StoreResult<Option<ContactDetailUpdate>>;
 }

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeValue, ConditionCheck, Delete, KeysAndAttributes, Put, PutRequest, ReturnValue,
     TransactWriteItem, Update, WriteRequest,
@@ -15,6 +16,17 @@ use crate::store::dynamo::items::{Item, from_item, key, n, s};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::{BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, TRANSACTION_LIMIT};
 use crate::store::{StoreError, StoreResult};
+
+/// Every item a query matches, read page after page.
+pub(crate) async fn every_item(query: QueryFluentBuilder) -> StoreResult<Vec<Item>> {
+    query
+        .into_paginator()
+        .items()
+        .send()
+        .try_collect()
+        .await
+        .map_err(classify)
+}
 
 pub(crate) fn txn_put(put: Put) -> TransactWriteItem {
     TransactWriteItem::builder().put(put).build()
@@ -101,13 +113,7 @@ impl DynamoStore {
         for (name, value) in values {
             query = query.expression_attribute_values(name, value);
         }
-        query
-            .into_paginator()
-            .items()
-            .send()
-            .try_collect()
-            .await
-            .map_err(classify)
+        every_item(query).await
     }
 
     /// The records of partition `pk` whose sort key starts with `prefix`.

@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use crate::domain::{Alert, CountedCall};
 use crate::fixture::counters;
 use crate::records::{Client, Question, QuestionnaireClientEntry};
-use crate::store::dynamo::errors::{build_error, classify};
+use crate::store::dynamo::errors::build_error;
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{
     Item, data_keys, encode, from_item, item_key, key, n, pk_of, s, sk_of, to_item,
 };
-use crate::store::dynamo::operations::{txn_delete, txn_put};
+use crate::store::dynamo::operations::{every_item, txn_delete, txn_put};
 use crate::store::dynamo::records::CALL_STATS;
 use crate::store::dynamo::records::live_from_item;
 use crate::store::dynamo::records::{answer_item, call_items, request_item};
@@ -26,8 +26,8 @@ use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::ingest::CallAlert;
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::{
-    Conversation, DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, OutcomeReport,
-    RecordedAnalysis, StoreError, StoreResult,
+    AnalysisHold, Conversation, DeliveryKey, DeliveryState, DueEntry, IngestStore, NewCall,
+    OutcomeReport, RecordedAnalysis, StoreError, StoreResult,
 };
 
 /// The receipt of a processed delivery: which conversation it was for.
@@ -162,24 +162,21 @@ impl IngestStore for DynamoStore {
         .transpose()
     }
 
-    async fn delivery_state(
-        &self,
-        portal_id: PortalId,
-        event_id: &str,
-        conversation_uuid: &str,
-        connected_uuid: Option<&str>,
-    ) -> StoreResult<DeliveryState> {
-        let portal_id = portal_id.get();
-        let pk = keys::portal(portal_id);
-        let own = keys::conversation(conversation_uuid);
-        let connected = connected_uuid
+    async fn delivery_state(&self, delivery: DeliveryKey<'_>) -> StoreResult<DeliveryState> {
+        let pk = keys::portal(delivery.portal_id.get());
+        let own = keys::conversation(delivery.conversation_uuid);
+        let connected = delivery
+            .connected_uuid
             .map(keys::conversation)
             .filter(|connected| *connected != own);
-        let live = keys::live_call(conversation_uuid);
+        let live = keys::live_call(delivery.conversation_uuid);
         let mut wanted = vec![
-            key(pk.clone(), Some(&keys::event(event_id))),
+            key(pk.clone(), Some(&keys::event(delivery.event_id))),
             key(pk.clone(), Some(&own)),
-            key(pk.clone(), Some(&keys::held_analysis(conversation_uuid))),
+            key(
+                pk.clone(),
+                Some(&keys::held_analysis(delivery.conversation_uuid)),
+            ),
             key(pk.clone(), Some(&live)),
         ];
         if let Some(connected) = &connected {
@@ -209,22 +206,16 @@ impl IngestStore for DynamoStore {
         portal_id: PortalId,
         number: &str,
     ) -> StoreResult<Vec<Client>> {
-        let portal_id = portal_id.get();
-        let items: Vec<Item> = self
+        let query = self
             .live_clients_query(
-                portal_id,
+                portal_id.get(),
                 &keys::client(0),
                 Some("#phone = :number OR #primary = :number"),
             )
             .expression_attribute_names("#phone", "phone")
             .expression_attribute_names("#primary", "primaryNumber")
-            .expression_attribute_values(":number", s(number))
-            .into_paginator()
-            .items()
-            .send()
-            .try_collect()
-            .await
-            .map_err(classify)?;
+            .expression_attribute_values(":number", s(number));
+        let items = every_item(query).await?;
         items
             .into_iter()
             .map(|mut item| {
@@ -366,23 +357,25 @@ impl IngestStore for DynamoStore {
         }
     }
 
-    async fn hold_analysis(
-        &self,
-        portal_id: PortalId,
-        conversation_uuid: &str,
-        held: &HeldAnalysis,
-    ) -> StoreResult<()> {
-        let portal_id = portal_id.get();
-        let pk = keys::portal(portal_id);
+    async fn hold_analysis(&self, hold: AnalysisHold<'_>) -> StoreResult<()> {
+        let pk = keys::portal(hold.portal_id.get());
         let held_item = to_item(
-            held,
-            data_keys(pk.clone(), keys::held_analysis(conversation_uuid), None),
+            hold.held,
+            data_keys(
+                pk.clone(),
+                keys::held_analysis(hold.conversation_uuid),
+                None,
+            ),
         )?;
         let writes = vec![
             self.data_put(held_item, None)?,
-            self.receipt_put(portal_id, &held.event_id, conversation_uuid)?,
+            self.receipt_put(
+                hold.portal_id.get(),
+                &hold.held.event_id,
+                hold.conversation_uuid,
+            )?,
             self.data_check(
-                key(pk, Some(&keys::conversation(conversation_uuid))),
+                key(pk, Some(&keys::conversation(hold.conversation_uuid))),
                 "attribute_not_exists(pk)",
                 Expression::default(),
             )?,

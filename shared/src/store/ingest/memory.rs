@@ -8,8 +8,8 @@ use crate::records::{Client, Question};
 use crate::store::ingest::{AlertWrite, CallAlert};
 use crate::store::memory::{MemoryStore, StoredEntry};
 use crate::store::{
-    Conversation, DeliveryState, DueEntry, HeldAnalysis, IngestStore, NewCall, OutcomeReport,
-    RecordedAnalysis, StoreError, StoreResult,
+    AnalysisHold, Conversation, DeliveryKey, DeliveryState, DueEntry, IngestStore, NewCall,
+    OutcomeReport, RecordedAnalysis, StoreError, StoreResult,
 };
 
 #[async_trait]
@@ -23,14 +23,9 @@ impl IngestStore for MemoryStore {
             .map(StoredEntry::due_entry))
     }
 
-    async fn delivery_state(
-        &self,
-        portal_id: PortalId,
-        event_id: &str,
-        conversation_uuid: &str,
-        connected_uuid: Option<&str>,
-    ) -> StoreResult<DeliveryState> {
-        let portal_id = portal_id.get();
+    async fn delivery_state(&self, delivery: DeliveryKey<'_>) -> StoreResult<DeliveryState> {
+        let portal_id = delivery.portal_id.get();
+        let own = delivery.conversation_uuid;
         let state = self.lock();
         let conversation = |uuid: &str| {
             state
@@ -41,15 +36,15 @@ impl IngestStore for MemoryStore {
         Ok(DeliveryState {
             receipt: state
                 .receipts
-                .get(&(portal_id, event_id.to_string()))
+                .get(&(portal_id, delivery.event_id.to_string()))
                 .cloned(),
-            conversation: conversation(conversation_uuid),
+            conversation: conversation(own),
             held: state
                 .held_analyses
-                .get(&(portal_id, conversation_uuid.to_string()))
+                .get(&(portal_id, own.to_string()))
                 .cloned(),
-            connected_to: connected_uuid.and_then(conversation),
-            live: state.live_state(portal_id, conversation_uuid),
+            connected_to: delivery.connected_uuid.and_then(conversation),
+            live: state.live_state(portal_id, own),
         })
     }
 
@@ -173,16 +168,12 @@ impl IngestStore for MemoryStore {
         Ok(conversation)
     }
 
-    async fn hold_analysis(
-        &self,
-        portal_id: PortalId,
-        conversation_uuid: &str,
-        held: &HeldAnalysis,
-    ) -> StoreResult<()> {
-        let portal_id = portal_id.get();
+    async fn hold_analysis(&self, hold: AnalysisHold<'_>) -> StoreResult<()> {
+        let portal_id = hold.portal_id.get();
+        let conversation_uuid = hold.conversation_uuid;
         let mut state = self.lock();
         let conversation_key = (portal_id, conversation_uuid.to_string());
-        let receipt_key = (portal_id, held.event_id.clone());
+        let receipt_key = (portal_id, hold.held.event_id.clone());
         if state.conversations.contains_key(&conversation_key)
             || state.receipts.contains_key(&receipt_key)
         {
@@ -191,7 +182,9 @@ impl IngestStore for MemoryStore {
         state
             .receipts
             .insert(receipt_key, conversation_uuid.to_string());
-        state.held_analyses.insert(conversation_key, held.clone());
+        state
+            .held_analyses
+            .insert(conversation_key, hold.held.clone());
         Ok(())
     }
 

@@ -80,12 +80,31 @@ impl Analysis {
     }
 }
 
+/// What a delivery's state is read by: the portal that signed it, its `eventId`, its
+/// conversation, and the conversation it is a leg of, when it names one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeliveryKey<'a> {
+    pub portal_id: PortalId,
+    pub event_id: &'a str,
+    pub conversation_uuid: &'a str,
+    pub connected_uuid: Option<&'a str>,
+}
+
 /// An analysis that arrived before its call, with the delivery that brought it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HeldAnalysis {
     pub event_id: String,
     pub analysis: Analysis,
+}
+
+/// Where an analysis is held: the portal that signed its delivery and the conversation it
+/// is of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnalysisHold<'a> {
+    pub portal_id: PortalId,
+    pub conversation_uuid: &'a str,
+    pub held: &'a HeldAnalysis,
 }
 
 /// The questionnaire entry a call completed.
@@ -348,13 +367,7 @@ pub trait IngestStore: Send + Sync + 'static {
     async fn entry_by_id(&self, entry_id: EntryId) -> StoreResult<Option<DueEntry>>;
     /// Everything a delivery depends on, in one read: its receipt, its conversation, a held
     /// analysis of it, and the conversation it is a leg of.
-    async fn delivery_state(
-        &self,
-        portal_id: PortalId,
-        event_id: &str,
-        conversation_uuid: &str,
-        connected_uuid: Option<&str>,
-    ) -> StoreResult<DeliveryState>;
+    async fn delivery_state(&self, delivery: DeliveryKey<'_>) -> StoreResult<DeliveryState>;
     /// The portal's live clients whose `phone` or `primaryNumber` is `number` (E.164); their
     /// derived call fields are not computed.
     async fn clients_by_number(
@@ -369,12 +382,7 @@ pub trait IngestStore: Send + Sync + 'static {
     async fn record_call(&self, call: &NewCall) -> StoreResult<Conversation>;
     /// Keeps an analysis whose call has not arrived, with the delivery's receipt.
     /// `ConditionFailed` when the conversation was recorded or the event received meanwhile.
-    async fn hold_analysis(
-        &self,
-        portal_id: PortalId,
-        conversation_uuid: &str,
-        held: &HeldAnalysis,
-    ) -> StoreResult<()>;
+    async fn hold_analysis(&self, hold: AnalysisHold<'_>) -> StoreResult<()>;
     /// Writes an analysis onto its recorded call, its answers to the call's entry, its alert,
     /// and the delivery's receipt; the alert written, if any. `ConditionFailed` when the event
     /// was received, or the call's alert changed, meanwhile.

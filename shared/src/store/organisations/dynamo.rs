@@ -14,8 +14,8 @@ use crate::store::dynamo::records::{CALL_STATS, client_from_item};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::{
-    ClientPageRequest, FixLookup, FixTarget, OrganisationStore, PhoneCallReader, PortalStore,
-    StoreError, StoreResult,
+    ClientPageRequest, FixLookup, FixRequest, FixTarget, OrganisationStore, PhoneCallReader,
+    PortalStore, StoreError, StoreResult,
 };
 
 #[async_trait]
@@ -31,8 +31,7 @@ impl OrganisationStore for DynamoStore {
         organisation_id: OrganisationId,
         now: Timestamp,
     ) -> StoreResult<Vec<Client>> {
-        let organisation_id = organisation_id.get();
-        let portals = self.organisation_portals(organisation_id).await?;
+        let portals = self.organisation_portals(organisation_id.get()).await?;
         let pages = portals
             .iter()
             .map(|portal| self.client_items(*portal, ClientPageRequest::default()));
@@ -44,16 +43,10 @@ impl OrganisationStore for DynamoStore {
             .collect()
     }
 
-    async fn fix_target(
-        &self,
-        organisation_id: OrganisationId,
-        call_id: CallId,
-        client_id: ClientId,
-        now: Timestamp,
-    ) -> StoreResult<FixLookup> {
-        let organisation_id = organisation_id.get();
-        let call_id = call_id.get();
-        let client_id = client_id.get();
+    async fn fix_target(&self, fix: FixRequest, now: Timestamp) -> StoreResult<FixLookup> {
+        let organisation_id = fix.organisation_id.get();
+        let call_id = fix.call_id.get();
+        let client_id = fix.client_id.get();
         let (portals, call) = futures::future::try_join(
             self.organisation_portals(organisation_id),
             PhoneCallReader::call_requests(self, CallId(call_id)),

@@ -1,13 +1,13 @@
 //! The in-memory store's side of this capability.
 
-use crate::ids::{CallId, ClientId, OrganisationId, PortalId};
+use crate::ids::{ClientId, OrganisationId, PortalId};
 use std::collections::HashSet;
 
 use async_trait::async_trait;
 
 use crate::records::{Client, Timestamp};
 use crate::store::memory::MemoryStore;
-use crate::store::{FixLookup, FixTarget, OrganisationStore, StoreError, StoreResult};
+use crate::store::{FixLookup, FixRequest, FixTarget, OrganisationStore, StoreError, StoreResult};
 
 #[async_trait]
 impl OrganisationStore for MemoryStore {
@@ -41,16 +41,10 @@ impl OrganisationStore for MemoryStore {
             .collect())
     }
 
-    async fn fix_target(
-        &self,
-        organisation_id: OrganisationId,
-        call_id: CallId,
-        client_id: ClientId,
-        now: Timestamp,
-    ) -> StoreResult<FixLookup> {
-        let organisation_id = organisation_id.get();
-        let call_id = call_id.get();
-        let client_id = client_id.get();
+    async fn fix_target(&self, fix: FixRequest, now: Timestamp) -> StoreResult<FixLookup> {
+        let organisation_id = fix.organisation_id.get();
+        let call_id = fix.call_id.get();
+        let client_id = fix.client_id.get();
         let state = self.lock();
         let in_organisation = |portal_id: i32| {
             state

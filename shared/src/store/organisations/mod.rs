@@ -25,19 +25,22 @@ pub trait OrganisationStore: Send + Sync + 'static {
     /// The call and the client that fixing would link, as they are now: `NoCall` when the call
     /// does not exist or belongs to another organisation's portal, `NoClient` when the client
     /// is not a live client of one of the organisation's portals.
-    async fn fix_target(
-        &self,
-        organisation_id: OrganisationId,
-        call_id: CallId,
-        client_id: ClientId,
-        now: Timestamp,
-    ) -> StoreResult<FixLookup>;
+    async fn fix_target(&self, fix: FixRequest, now: Timestamp) -> StoreResult<FixLookup>;
     /// Links the call and its client requests to the target client and its portal, marks the
     /// call known, moves the call's entry in the call statistics from its previous client (if
     /// any) to the new one, and sets the client's `primaryNumber` when given; all in one
     /// transaction. `ConditionFailed`, with nothing written, when the call, a request or either
     /// client changed since `fix_target` read them.
     async fn fix_call(&self, target: &FixTarget, primary_number: Option<&str>) -> StoreResult<()>;
+}
+
+/// A fix as asked for: the call to link, and the client to link it to, both to be found
+/// within the organisation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixRequest {
+    pub organisation_id: OrganisationId,
+    pub call_id: CallId,
+    pub client_id: ClientId,
 }
 
 /// What `fix_target` found.

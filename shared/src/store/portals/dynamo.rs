@@ -19,7 +19,9 @@ use crate::store::dynamo::records::{client_item, national_id_claim};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::TRANSACTION_LIMIT;
 use crate::store::optimistic::{self, LostRace, Round};
-use crate::store::{ImportContext, ImportGuard, Imported, PortalStore, StoreError, StoreResult};
+use crate::store::{
+    ImportContext, ImportGuard, ImportGuardSave, Imported, PortalStore, StoreError, StoreResult,
+};
 
 /// Rounds an import may lose to concurrent imports of the same national ids.
 const IMPORT_ROUNDS: u32 = 5;
@@ -99,14 +101,13 @@ impl PortalStore for DynamoStore {
         Ok(context)
     }
 
-    async fn save_import_guard(
-        &self,
-        portal_id: PortalId,
-        guard: &ImportGuard,
-        read_version: u64,
-    ) -> StoreResult<()> {
-        let portal_id = portal_id.get();
-        let mut keys = data_keys(keys::portal(portal_id), keys::IMPORT_GUARD.into(), None);
+    async fn save_import_guard(&self, save: ImportGuardSave<'_>) -> StoreResult<()> {
+        let guard = save.guard;
+        let mut keys = data_keys(
+            keys::portal(save.portal_id.get()),
+            keys::IMPORT_GUARD.into(),
+            None,
+        );
         // Kept a day past the newest failure; DynamoDB's TTL removes it after that.
         if let Some(newest) = guard.failures.iter().map(|failure| failure.at).max() {
             keys.extend([ttl_attribute(newest + chrono::Duration::days(1))]);
@@ -118,7 +119,7 @@ impl PortalStore for DynamoStore {
             },
             keys,
         )?;
-        let (condition, values) = version_guard(read_version);
+        let (condition, values) = version_guard(save.read_version);
         self.client
             .put_item()
             .table_name(&self.tables.data)

@@ -8,7 +8,9 @@ use async_trait::async_trait;
 use crate::fixture::counters;
 use crate::records::{Client, Portal};
 use crate::store::memory::MemoryStore;
-use crate::store::{ImportContext, ImportGuard, Imported, PortalStore, StoreError, StoreResult};
+use crate::store::{
+    ImportContext, ImportGuardSave, Imported, PortalStore, StoreError, StoreResult,
+};
 
 #[async_trait]
 impl PortalStore for MemoryStore {
@@ -30,19 +32,14 @@ impl PortalStore for MemoryStore {
         })
     }
 
-    async fn save_import_guard(
-        &self,
-        portal_id: PortalId,
-        guard: &ImportGuard,
-        read_version: u64,
-    ) -> StoreResult<()> {
-        let portal_id = portal_id.get();
+    async fn save_import_guard(&self, save: ImportGuardSave<'_>) -> StoreResult<()> {
+        let portal_id = save.portal_id.get();
         let mut state = self.lock();
         let current = state.import_guards.get(&portal_id).map_or(0, |g| g.version);
-        if current != read_version {
+        if current != save.read_version {
             return Err(StoreError::ConditionFailed);
         }
-        state.import_guards.insert(portal_id, guard.clone());
+        state.import_guards.insert(portal_id, save.guard.clone());
         Ok(())
     }
 

@@ -20,6 +20,15 @@ pub struct ImportGuard {
     pub version: u64,
 }
 
+/// A portal's import guard as it becomes, written only while the stored one is still at
+/// `read_version`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ImportGuardSave<'a> {
+    pub portal_id: PortalId,
+    pub guard: &'a ImportGuard,
+    pub read_version: u64,
+}
+
 /// What an import request needs before it may write: whether the portal exists, and its guard.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ImportContext {
@@ -40,13 +49,8 @@ pub trait PortalStore: Send + Sync + 'static {
     async fn portal(&self, id: PortalId) -> StoreResult<Option<Portal>>;
     /// The portal (if it exists) and its import guard, in one read.
     async fn import_context(&self, portal_id: PortalId) -> StoreResult<ImportContext>;
-    /// Replaces the guard; `ConditionFailed` when it changed since `read_version`.
-    async fn save_import_guard(
-        &self,
-        portal_id: PortalId,
-        guard: &ImportGuard,
-        read_version: u64,
-    ) -> StoreResult<()>;
+    /// Replaces the portal's guard; `ConditionFailed` when it changed since `read_version`.
+    async fn save_import_guard(&self, save: ImportGuardSave<'_>) -> StoreResult<()>;
     /// Creates one client per national id (already normalised, no repeats) that the portal does
     /// not have yet, and reports the others as existing; ids come from one counter update.
     /// Idempotent under retries and concurrent identical requests.

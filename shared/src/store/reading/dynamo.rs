@@ -57,12 +57,7 @@ fn instant(value: &str) -> StoreResult<Timestamp> {
 
 #[async_trait]
 impl ReadingWatch for DynamoStore {
-    async fn note_reading(
-        &self,
-        reading: &Reading,
-        threshold: usize,
-        at: Timestamp,
-    ) -> StoreResult<ReadCount> {
+    async fn note_reading(&self, reading: &Reading, threshold: usize) -> StoreResult<ReadCount> {
         let pk = keys::reading(reading.portal_id.get(), reading.account_id);
         let ids: Vec<String> = reading.client_ids.iter().map(i32::to_string).collect();
         let expires = (reading.period.end + KEPT_AFTER_PERIOD).timestamp();
@@ -89,7 +84,7 @@ impl ReadingWatch for DynamoStore {
             after: clients.len(),
         };
         if count.crossed(threshold) {
-            let over_at = keys::instant(at);
+            let over_at = keys::instant(reading.at);
             self.client
                 .update_item()
                 .table_name(&self.tables.data)

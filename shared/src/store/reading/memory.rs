@@ -25,12 +25,7 @@ pub(crate) struct Watched {
 
 #[async_trait]
 impl ReadingWatch for MemoryStore {
-    async fn note_reading(
-        &self,
-        reading: &Reading,
-        threshold: usize,
-        at: Timestamp,
-    ) -> StoreResult<ReadCount> {
+    async fn note_reading(&self, reading: &Reading, threshold: usize) -> StoreResult<ReadCount> {
         let mut state = self.lock();
         let watched = state
             .readings
@@ -47,7 +42,7 @@ impl ReadingWatch for MemoryStore {
             after: watched.clients.len(),
         };
         if count.crossed(threshold) {
-            watched.over_at = Some(at);
+            watched.over_at = Some(reading.at);
         }
         Ok(count)
     }

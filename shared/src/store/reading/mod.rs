@@ -61,6 +61,8 @@ pub struct Reading {
     pub period: Period,
     /// Not empty, each above 0.
     pub client_ids: Vec<i32>,
+    /// When the request was made: the instant a period that goes over is filed with.
+    pub at: Timestamp,
 }
 
 /// How many distinct clients the account had opened in the period before and after a request.
@@ -101,12 +103,7 @@ pub trait ReadingWatch: Send + Sync + 'static {
     /// Adds the request's clients to what the account opened in the period and answers the
     /// counts before and after; the request that crosses `threshold` also files the period
     /// for the scheduler's alert.
-    async fn note_reading(
-        &self,
-        reading: &Reading,
-        threshold: usize,
-        at: Timestamp,
-    ) -> StoreResult<ReadCount>;
+    async fn note_reading(&self, reading: &Reading, threshold: usize) -> StoreResult<ReadCount>;
 }
 
 /// The scheduler's side: the periods waiting for their alert, and raising each once.

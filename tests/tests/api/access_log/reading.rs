@@ -3,12 +3,12 @@
 //! nothing.
 
 use super::*;
+use crate::support::spawn_logged_in;
 
 /// A client's extract: every access from every portal of the organisation, newest first,
 /// page by page; another portal's admin or organisation sees a missing client; staff 403.
 async fn a_clients_extract_lists_every_access_newest_first_in_pages(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let karin = app.login(KARIN).await;
+    let (app, karin) = spawn_logged_in(backend, KARIN).await;
     let ahmed = app.login(AHMED).await;
     let sara = app.login(SARA).await;
     let emil = app.login(EMIL).await;
@@ -122,8 +122,7 @@ async fn a_clients_extract_lists_every_access_newest_first_in_pages(backend: Bac
 /// The portal's log by account, client and time, in pages, and reviews that record their
 /// sample, reviewer and conclusion.
 async fn admins_filter_the_portal_log_and_record_reviews_of_it(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let karin = app.login(KARIN).await;
+    let (app, karin) = spawn_logged_in(backend, KARIN).await;
     let emil = app.login(EMIL).await;
     let first = start_time() + TimeDelta::minutes(1);
     app.clock.set(first);
@@ -252,8 +251,7 @@ async fn admins_filter_the_portal_log_and_record_reviews_of_it(backend: Backend)
 /// staff to read portal 1's log through every log route, with forged cursors and filters:
 /// none returns anything of portal 1.
 async fn a_thousand_cross_portal_attempts_on_the_log_routes_read_nothing(backend: Backend) {
-    let app = spawn_app(backend).await;
-    let karin = app.login(KARIN).await;
+    let (app, karin) = spawn_logged_in(backend, KARIN).await;
     app.get("/phone-calls/1001", Some(&karin)).await;
     app.get("/clients", Some(&karin)).await;
     let review = app
