@@ -243,6 +243,12 @@ impl TestApp {
         self.send(request).await
     }
 
+    /// The app with a session of `phone`, logged in through the API: how a scenario starts.
+    pub async fn logged_in(self, phone: &str) -> (Self, String) {
+        let token = self.login(phone).await;
+        (self, token)
+    }
+
     /// Sets the clock, then logs in, so the session is fresh at that instant.
     pub async fn login_at(&self, phone: &str, at: DateTime<Utc>) -> String {
         self.clock.set(at);

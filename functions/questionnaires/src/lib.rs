@@ -26,8 +26,8 @@ use shared::records::{
 use shared::runtime::Services;
 use shared::store::access_log::Action;
 use shared::store::{
-    AddQuestionOutcome, AlertStore, Narrow, NewEntry, NewQuestion, QuestionnaireStore,
-    SessionReader, StartOutcome,
+    AddQuestionOutcome, AlertStore, EntriesStart, Narrow, NewEntry, NewQuestion, QuestionAdd,
+    QuestionnaireRead, QuestionnaireStore, SessionReader, StartOutcome,
 };
 use shared::validate::{self, Validator, required};
 use shared::wire::{Instant, Metadata, RequiredText};
@@ -138,11 +138,11 @@ async fn get_questionnaire(
 ) -> Result<JsonResponse<QuestionnaireDetail>, ApiError> {
     let mut detail = state
         .questionnaires
-        .questionnaire(
-            QuestionnaireId(id),
-            caller.portal_id,
-            caller.organisation_id,
-        )
+        .questionnaire(QuestionnaireRead {
+            id: QuestionnaireId(id),
+            portal_id: caller.portal_id,
+            viewer: caller.organisation_id,
+        })
         .await?
         .ok_or(ApiError::NotFound("questionnaire"))?;
     detail.questions.sort_by_key(|q| (q.position, q.id));
@@ -247,7 +247,11 @@ async fn add_question(
     }
     match state
         .questionnaires
-        .add_question(id, caller.organisation_id, &question)
+        .add_question(QuestionAdd {
+            questionnaire_id: id,
+            editor: caller.organisation_id,
+            question: &question,
+        })
         .await?
     {
         AddQuestionOutcome::NoQuestionnaire => Err(ApiError::NotFound("questionnaire")),
@@ -460,13 +464,13 @@ async fn start_for_clients(
     let entries = new_entries(id, body, now)?;
     match state
         .questionnaires
-        .start_entries(
-            QuestionnaireId(id),
-            caller.portal_id,
-            caller.organisation_id,
-            &entries,
+        .start_entries(EntriesStart {
+            questionnaire_id: QuestionnaireId(id),
+            portal_id: caller.portal_id,
+            viewer: caller.organisation_id,
+            entries: &entries,
             now,
-        )
+        })
         .await?
     {
         StartOutcome::NoQuestionnaire => Err(ApiError::NotFound("questionnaire")),

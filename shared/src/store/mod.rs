@@ -45,7 +45,8 @@ pub use organisations::{FixLookup, FixRequest, FixTarget, OrganisationStore};
 pub use phone_calls::PhoneCallReader;
 pub use portals::{ImportContext, ImportGuard, ImportGuardSave, Imported, PortalStore};
 pub use questionnaires::{
-    AddQuestionOutcome, NewEntry, NewQuestion, Owner, QuestionnaireStore, StartOutcome,
+    AddQuestionOutcome, EntriesStart, NewEntry, NewQuestion, Owner, QuestionAdd, QuestionnaireRead,
+    QuestionnaireStore, StartOutcome,
 };
 pub use reading::{ReadingWatch, UnusualReadingStore};
 pub use scheduler::{CallTargets, Claim, DueEntry, PendingAttempt, SchedulerStore};

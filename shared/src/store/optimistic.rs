@@ -28,6 +28,9 @@ pub trait LostRace<T> {
     fn or_lost_transaction(self) -> StoreResult<Round<T>>;
     /// Whether a conditional write was made: `false` when its condition failed.
     fn applied(self) -> StoreResult<bool>;
+    /// A conditional write's result, or `None` when its condition failed (for a write whose
+    /// condition is that the record exists, a missing record).
+    fn if_applied(self) -> StoreResult<Option<T>>;
 }
 
 impl<T> LostRace<T> for StoreResult<T> {
@@ -47,7 +50,14 @@ impl<T> LostRace<T> for StoreResult<T> {
     }
 
     fn applied(self) -> StoreResult<bool> {
-        Ok(matches!(self.or_lost()?, Round::Done(_)))
+        Ok(self.if_applied()?.is_some())
+    }
+
+    fn if_applied(self) -> StoreResult<Option<T>> {
+        Ok(match self.or_lost()? {
+            Round::Done(value) => Some(value),
+            Round::Lost => None,
+        })
     }
 }
 

@@ -334,8 +334,7 @@ fn withheld(response: &TestResponse) {
 
 #[tokio::test]
 async fn memory_a_request_whose_record_cannot_be_written_answers_503_and_shows_nothing() {
-    let app = spawn_app(Backend::Memory).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_app(Backend::Memory).await.logged_in(KARIN).await;
     let app = app.with_access_log(Arc::new(FailingLog));
     withheld(&app.get("/phone-calls/1001", Some(&token)).await);
     withheld(&app.get("/clients", Some(&token)).await);

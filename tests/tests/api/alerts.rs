@@ -60,8 +60,7 @@ fn t0() -> DateTime<Utc> {
 async fn an_exhausted_entry_raises_one_alert_and_the_first_contact_in_window_is_messaged(
     backend: Backend,
 ) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let id = first_attempt(&app, &token, t0(), 1).await;
     let open = app.get("/alerts?status=open", Some(&token)).await.json();
     assert_eq!(open, json!([]), "the last attempt's report is awaited");
@@ -111,8 +110,7 @@ async fn an_exhausted_entry_raises_one_alert_and_the_first_contact_in_window_is_
 async fn without_acknowledgement_contacts_are_messaged_in_turn_by_window_then_all_at_once(
     backend: Backend,
 ) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let id = first_attempt(&app, &token, t0(), 1).await;
     report(&app, &failed("w-1", &id, 1, "busy", t0())).await;
 
@@ -168,8 +166,7 @@ async fn without_acknowledgement_contacts_are_messaged_in_turn_by_window_then_al
 }
 
 async fn acknowledging_stops_the_escalation_once_and_records_who(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let id = first_attempt(&app, &token, t0(), 1).await;
     report(&app, &failed("a-1", &id, 1, "invalid_number", t0())).await;
     app.run_scheduler(t0()).await;
@@ -212,8 +209,7 @@ async fn acknowledging_stops_the_escalation_once_and_records_who(backend: Backen
 }
 
 async fn another_portals_alert_is_missing_and_bad_queries_are_refused(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let id = first_attempt(&app, &token, t0(), 1).await;
     report(&app, &failed("p-1", &id, 1, "invalid_number", t0())).await;
 
@@ -240,8 +236,7 @@ async fn another_portals_alert_is_missing_and_bad_queries_are_refused(backend: B
 async fn a_refusal_raises_no_alert_and_an_unreported_last_attempt_does_after_two_hours(
     backend: Backend,
 ) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let refused = first_attempt(&app, &token, t0(), 1).await;
     report(&app, &failed("r-1", &refused, 1, "rejected", t0())).await;
     assert_eq!(app.get("/alerts", Some(&token)).await.json(), json!([]));
@@ -295,8 +290,7 @@ async fn a_refusal_raises_no_alert_and_an_unreported_last_attempt_does_after_two
 async fn concurrent_passes_and_repeated_reports_raise_one_alert_and_send_each_message_once(
     backend: Backend,
 ) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let mut ids = Vec::new();
     // Five entries of five clients, each ending on its only attempt, every report sent twice.
     for (n, client) in [1, 2, 3, 4, 5].into_iter().enumerate() {
@@ -364,8 +358,7 @@ async fn concurrent_passes_and_repeated_reports_raise_one_alert_and_send_each_me
 async fn an_alert_nobody_was_told_of_is_counted_until_a_contact_is(backend: Backend) {
     use shared::domain::Delays;
     use shared::store::EscalationStore;
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let id = first_attempt(&app, &token, t0(), 1).await;
     report(&app, &failed("u-1", &id, 1, "no_answer", t0())).await;
     let store = app.api.services.store::<dyn EscalationStore>();

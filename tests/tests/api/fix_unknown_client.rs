@@ -105,8 +105,7 @@ async fn requests_of(app: &TestApp, token: &str, call: i32) -> Vec<(i64, i64)> {
 }
 
 async fn fixing_an_unknown_call_links_it_its_requests_and_its_statistics(backend: Backend) {
-    let app = spawn(backend).await;
-    let norr = app.login(NORR).await;
+    let (app, norr) = spawn(backend).await.logged_in(NORR).await;
     let syd = app.login(SYD).await;
     app.take_dynamo_requests();
     let answer = app
@@ -157,8 +156,7 @@ async fn fixing_an_unknown_call_links_it_its_requests_and_its_statistics(backend
 /// client of portal 12 through a fix: 403, and nothing changes. The same fix without the
 /// number, and a number for a client of their own portal, go through.
 async fn a_primary_number_is_set_only_on_a_client_of_the_callers_own_portal(backend: Backend) {
-    let app = spawn(backend).await;
-    let norr = app.login(NORR).await;
+    let (app, norr) = spawn(backend).await.logged_in(NORR).await;
     let syd = app.login(SYD).await;
     let before = app.snapshot().await;
     let refused = app
@@ -199,8 +197,7 @@ async fn a_primary_number_is_set_only_on_a_client_of_the_callers_own_portal(back
 /// Staff of portal 12 (same organisation) try to take portal 11's unknown call: 404, as for a
 /// call that does not exist, and the call stays where it was.
 async fn another_portals_call_cannot_be_fixed_even_inside_the_organisation(backend: Backend) {
-    let app = spawn(backend).await;
-    let norr = app.login(NORR).await;
+    let (app, norr) = spawn(backend).await.logged_in(NORR).await;
     let syd = app.login(SYD).await;
     let before = app.snapshot().await;
     let missing = app
@@ -231,8 +228,7 @@ async fn another_portals_call_cannot_be_fixed_even_inside_the_organisation(backe
 }
 
 async fn refixing_moves_the_call_and_its_statistics_to_the_other_client(backend: Backend) {
-    let app = spawn(backend).await;
-    let norr = app.login(NORR).await;
+    let (app, norr) = spawn(backend).await.logged_in(NORR).await;
     let syd = app.login(SYD).await;
     let olof_before = app.listed_client(&norr, 501).await;
     assert_eq!(stats(&olof_before), (2, json!("2026-11-19T10:00:00Z"), 720));
@@ -298,8 +294,7 @@ async fn refixing_moves_the_call_and_its_statistics_to_the_other_client(backend:
 async fn another_organisations_calls_and_clients_answer_404_and_stay_as_they_were(
     backend: Backend,
 ) {
-    let app = spawn(backend).await;
-    let norr = app.login(NORR).await;
+    let (app, norr) = spawn(backend).await.logged_in(NORR).await;
     let nord = app.login(NORD).await;
     let missing_call = app
         .post_json(
@@ -351,8 +346,7 @@ async fn another_organisations_calls_and_clients_answer_404_and_stay_as_they_wer
 }
 
 async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
-    let app = spawn(backend).await;
-    let norr = app.login(NORR).await;
+    let (app, norr) = spawn(backend).await.logged_in(NORR).await;
     let store = app.api.services.store.clone();
     let now = app.clock.now();
     let olof_before = app.listed_client(&norr, 501).await;
@@ -416,8 +410,7 @@ async fn a_fix_that_fails_a_condition_writes_nothing_at_all(backend: Backend) {
 /// Ten rounds, each fixing call 7001 onto a client while a PATCH of that same client runs:
 /// the fix's number, the PATCH's fields and the call's statistics all land.
 async fn a_fix_and_a_concurrent_patch_of_its_client_both_persist(backend: Backend) {
-    let app = spawn(backend).await;
-    let norr = app.login(NORR).await;
+    let (app, norr) = spawn(backend).await.logged_in(NORR).await;
     // Fixing takes a call of the caller's own portal and sets a primary number only on a
     // client of it, so every round fixes portal 11's call onto portal 11's client.
     for round in 0..10 {
@@ -449,8 +442,7 @@ async fn a_fix_and_a_concurrent_patch_of_its_client_both_persist(backend: Backen
 }
 
 async fn fix_requests_are_validated_field_by_field(backend: Backend) {
-    let app = spawn(backend).await;
-    let norr = app.login(NORR).await;
+    let (app, norr) = spawn(backend).await.logged_in(NORR).await;
     let problem = app
         .post_json(
             FIX,

@@ -505,8 +505,10 @@ async fn a_late_call_completes_an_entry_that_ran_out_of_attempts(backend: Backen
         "id": 77, "clientId": 3, "questionnaireId": 11, "phoneCallId": null,
         "createdAt": "2026-11-10T08:00:00Z", "nextTryAt": null
     }]);
-    let app = spawn_app_with(backend, &fixture.to_string()).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_app_with(backend, &fixture.to_string())
+        .await
+        .logged_in(KARIN)
+        .await;
     let mut call = ended("evt-late", "conv-late", PORTAL_LINE);
     call["direction"] = json!("outbound");
     call["toNumber"] = json!(CLIENT_3);

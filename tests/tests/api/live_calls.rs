@@ -130,8 +130,7 @@ async fn a_malformed_request_is_a_problem_naming_its_field(backend: Backend) {
 }
 
 async fn a_waiting_entry_is_offered_to_an_inbound_call_which_then_completes_it(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     // Margareta's check-in questionnaire, due in two hours.
     let start = json!([{
         "clientId": 3, "questionnaireId": 11,
@@ -185,8 +184,7 @@ async fn a_waiting_entry_is_offered_to_an_inbound_call_which_then_completes_it(b
 }
 
 async fn an_entry_due_later_than_twelve_hours_is_not_offered(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let start = json!([{
         "clientId": 3, "questionnaireId": 11,
         "startDate": start_time() + TimeDelta::hours(13),
@@ -308,8 +306,7 @@ async fn call_requests(app: &TestApp, token: &str, call_id: i64) -> Vec<String> 
 }
 
 async fn requests_written_down_during_the_call_join_its_requests_once(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let noted = call_tool(&app, &request("conv-t1", "t-2", "Ring my daughter Lena.")).await;
     assert!(noted.contains("written that down"), "{noted}");
     // Out of order and repeated: the platform's ids decide, not the arrival.
@@ -349,8 +346,7 @@ async fn requests_written_down_during_the_call_join_its_requests_once(backend: B
 }
 
 async fn an_emergency_reported_in_the_call_alerts_at_once_and_only_once(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let said = "I've fallen in the hall and I can't get up";
     let answer = call_tool(&app, &emergency("conv-t2", "t-1", "fall", said)).await;
     assert!(answer.contains("alerted the staff"), "{answer}");
@@ -401,8 +397,7 @@ async fn an_emergency_reported_in_the_call_alerts_at_once_and_only_once(backend:
 }
 
 async fn an_emergency_reported_after_the_call_was_recorded_alerts_for_that_call(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let delivered = app
         .deliver(1, &ended_call("conv-t3", "Det är bra med mig.", &[]))
         .await;
@@ -422,8 +417,7 @@ async fn an_emergency_reported_after_the_call_was_recorded_alerts_for_that_call(
 }
 
 async fn a_tool_call_that_is_not_a_tool_is_a_problem_and_changes_nothing(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     for body in [
         tool("conv-t4", "t-1", "delete_everything", json!({})),
         tool("conv-t4", "t-1", "record_request", json!({})),
@@ -451,8 +445,7 @@ async fn a_tool_call_that_is_not_a_tool_is_a_problem_and_changes_nothing(backend
 }
 
 async fn tool_calls_racing_the_calls_delivery_lose_no_request_and_duplicate_none(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let texts: Vec<String> = (1..=10).map(|i| format!("Errand number {i}.")).collect();
     let tools = texts.iter().enumerate().map(|(i, text)| {
         let body = request("conv-race", &format!("t-{i}"), text);
@@ -478,8 +471,7 @@ async fn tool_calls_racing_the_calls_delivery_lose_no_request_and_duplicate_none
 async fn a_call_writes_down_at_most_a_hundred_requests_but_an_emergency_still_gets_through(
     backend: Backend,
 ) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     for i in 0..100 {
         call_tool(
             &app,
@@ -522,8 +514,10 @@ on_both_stores!(
 /// step 8 gave Margareta a new primary number (her old one is still her `phone`).
 #[tokio::test]
 async fn the_readme_walkthroughs_live_call_answers_as_the_readme_shows() {
-    let app = integration_tests::spawn_app(Backend::Memory).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = integration_tests::spawn_app(Backend::Memory)
+        .await
+        .logged_in(KARIN)
+        .await;
     let fixed = app
         .post_json(
             "/organisations/fix-unknown-client",

@@ -23,6 +23,12 @@ fn import(secret: &str) -> serde_json::Value {
     json!({"ssNs": ["19121212-1212"], "portalId": 1, "secret": secret})
 }
 
+/// A login code for Karin asked for from source address `ip`.
+async fn karins_code_asked_from(app: &TestApp, ip: &str) -> TestResponse {
+    app.post_json_from(ip, REQUEST_OTP, json!({"phoneNumber": KARIN}))
+        .await
+}
+
 /// An import of one national id into portal 1 with `secret`, from source address `ip`.
 async fn import_from(app: &TestApp, ip: &str, secret: &str) -> TestResponse {
     app.post_json_from(ip, IMPORT, import(secret)).await
@@ -82,22 +88,16 @@ async fn a_spread_attack_meets_the_portals_cap(backend: Backend) {
 /// hour and cancel her pending code. Now her code survives, and she can ask for another.
 async fn login_codes_asked_from_another_address_neither_lock_nor_cancel(backend: Backend) {
     let app = spawn_app(backend).await;
-    let mine = app
-        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let mine = karins_code_asked_from(&app, INTEGRATION).await;
     assert_eq!(mine.status, StatusCode::ACCEPTED);
     let request_id = mine.json()["requestId"].as_str().unwrap().to_string();
     let code = app.last_code(KARIN);
 
     for _ in 0..5 {
-        let hammer = app
-            .post_json_from(ATTACKER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-            .await;
+        let hammer = karins_code_asked_from(&app, ATTACKER).await;
         assert_eq!(hammer.status, StatusCode::ACCEPTED);
     }
-    let locked = app
-        .post_json_from(ATTACKER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let locked = karins_code_asked_from(&app, ATTACKER).await;
     assert_eq!(locked.status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(
         sms_to(&app, KARIN),
@@ -110,9 +110,7 @@ async fn login_codes_asked_from_another_address_neither_lock_nor_cancel(backend:
     assert_eq!(session.status, StatusCode::OK, "{}", session.json());
 
     // And she can still ask for a new one from her own address.
-    let again = app
-        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let again = karins_code_asked_from(&app, INTEGRATION).await;
     assert_eq!(again.status, StatusCode::ACCEPTED);
     let message = app.api.outbox.messages().last().unwrap().message.clone();
     assert!(otp_in(&message).is_some());
@@ -121,14 +119,10 @@ async fn login_codes_asked_from_another_address_neither_lock_nor_cancel(backend:
 /// A new code asked from the same address replaces that address's previous one.
 async fn a_new_code_from_the_same_address_replaces_its_previous_one(backend: Backend) {
     let app = spawn_app(backend).await;
-    let first = app
-        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let first = karins_code_asked_from(&app, INTEGRATION).await;
     let first_id = first.json()["requestId"].as_str().unwrap().to_string();
     let first_code = app.last_code(KARIN);
-    let second = app
-        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let second = karins_code_asked_from(&app, INTEGRATION).await;
     let second_id = second.json()["requestId"].as_str().unwrap().to_string();
     let second_code = app.last_code(KARIN);
     app.validate(KARIN, &first_id, &first_code)
@@ -144,20 +138,14 @@ async fn no_number_gets_more_than_ten_codes_an_hour(backend: Backend) {
     let app = spawn_app(backend).await;
     for address in 0..10 {
         let ip = format!("127.0.2.{address}");
-        let sent = app
-            .post_json_from(&ip, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-            .await;
+        let sent = karins_code_asked_from(&app, &ip).await;
         assert_eq!(sent.status, StatusCode::ACCEPTED);
     }
-    let capped = app
-        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let capped = karins_code_asked_from(&app, INTEGRATION).await;
     assert_eq!(capped.status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(sms_to(&app, KARIN), 10);
     app.clock.advance(chrono::Duration::minutes(61));
-    let later = app
-        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let later = karins_code_asked_from(&app, INTEGRATION).await;
     assert_eq!(later.status, StatusCode::ACCEPTED);
 }
 
@@ -176,9 +164,7 @@ fn stranger(index: usize, salt: usize) -> String {
 
 /// The owner logs in from `OWNER`; panics unless she gets a code and a session.
 async fn owner_logs_in(app: &TestApp, minute: i64) {
-    let issued = app
-        .post_json_from(OWNER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let issued = karins_code_asked_from(app, OWNER).await;
     assert_eq!(
         issued.status,
         StatusCode::ACCEPTED,
@@ -279,23 +265,17 @@ async fn a_known_network_is_exempt_from_the_cap_and_its_used_codes_are_free(back
             .await;
         assert_eq!(sent.status, StatusCode::ACCEPTED);
     }
-    let capped = app
-        .post_json_from(INTEGRATION, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let capped = karins_code_asked_from(&app, INTEGRATION).await;
     assert_eq!(capped.status, StatusCode::TOO_MANY_REQUESTS);
     for minute in 1..=10 {
         owner_logs_in(&app, minute).await;
     }
     // Codes she asks for and does not use still count: five, then her network's own 429.
     for _ in 0..5 {
-        let unused = app
-            .post_json_from(OWNER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-            .await;
+        let unused = karins_code_asked_from(&app, OWNER).await;
         assert_eq!(unused.status, StatusCode::ACCEPTED);
     }
-    let spent = app
-        .post_json_from(OWNER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let spent = karins_code_asked_from(&app, OWNER).await;
     assert_eq!(spent.status, StatusCode::TOO_MANY_REQUESTS);
     // Thirty days after her last login the network is a stranger's again.
     app.clock.advance(chrono::Duration::days(30));
@@ -307,9 +287,7 @@ async fn a_known_network_is_exempt_from_the_cap_and_its_used_codes_are_free(back
         )
         .await;
     }
-    let forgotten = app
-        .post_json_from(OWNER, REQUEST_OTP, json!({"phoneNumber": KARIN}))
-        .await;
+    let forgotten = karins_code_asked_from(&app, OWNER).await;
     assert_eq!(forgotten.status, StatusCode::TOO_MANY_REQUESTS);
 }
 

@@ -27,8 +27,7 @@ fn call(summary: &str, from: &str) -> Value {
 const SUGGEST: &str = "/organisations/suggest-unknown-client";
 
 async fn a_caller_named_with_their_street_is_suggested_with_candidates(backend: Backend) {
-    let app = spawn_eval(backend).await;
-    let token = app.login(NORR).await;
+    let (app, token) = spawn_eval(backend).await.logged_in(NORR).await;
     app.take_dynamo_requests();
     let answer = app
         .post_json(
@@ -68,8 +67,7 @@ async fn a_caller_named_with_their_street_is_suggested_with_candidates(backend: 
 }
 
 async fn without_a_clear_match_the_answer_is_404_with_the_ranked_candidates(backend: Backend) {
-    let app = spawn_eval(backend).await;
-    let token = app.login(NORR).await;
+    let (app, token) = spawn_eval(backend).await.logged_in(NORR).await;
     let nothing = app
         .post_json(
             SUGGEST,
@@ -100,8 +98,7 @@ async fn without_a_clear_match_the_answer_is_404_with_the_ranked_candidates(back
 }
 
 async fn another_organisations_clients_are_never_candidates(backend: Backend) {
-    let app = spawn_eval(backend).await;
-    let token = app.login(NORR).await;
+    let (app, token) = spawn_eval(backend).await.logged_in(NORR).await;
     // Jan Åberg (518) is a client of portal 21, organisation 9.
     let answer = app
         .post_json(
@@ -125,8 +122,7 @@ async fn another_organisations_clients_are_never_candidates(backend: Backend) {
 }
 
 async fn calls_with_unknown_fields_or_nothing_to_match_are_refused(backend: Backend) {
-    let app = spawn_eval(backend).await;
-    let token = app.login(NORR).await;
+    let (app, token) = spawn_eval(backend).await.logged_in(NORR).await;
     let mut body = call("Olof Forsberg ringde.", "");
     body["favouriteColour"] = json!("blue");
     app.post_json(SUGGEST, Some(&token), body)

@@ -99,8 +99,10 @@ async fn staff_cannot_add_questions_but_start_questionnaires_for_their_clients(b
 /// Templates are listed for every organisation and started by anyone, but changed by nobody
 /// through the API.
 async fn templates_are_shared_and_read_only(backend: Backend) {
-    let app = spawn_app_with(backend, &fixture_with_template()).await;
-    let sara = app.login(SARA).await;
+    let (app, sara) = spawn_app_with(backend, &fixture_with_template())
+        .await
+        .logged_in(SARA)
+        .await;
     let karin = app.login(KARIN).await;
     let ids = |list: Value| -> Vec<i64> {
         list.as_array()

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use shared::domain::EntryEnd;
 use shared::ids::{EntryId, PortalId};
 use shared::notify::{Dialler, DiallerMessage};
-use shared::store::BoxError;
+use shared::store::{BoxError, DueEntry};
 
 use crate::demo::KARIN;
 use crate::support::at;
@@ -72,8 +72,7 @@ async fn dedup_ids(app: &TestApp) -> Vec<String> {
 }
 
 async fn a_due_entry_is_sent_once_with_what_the_dialler_needs(backend: Backend) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_quiet(backend).await.logged_in(KARIN).await;
     let created = start_for_gunnel(&app, &token, start_time(), 3).await;
     app.take_dynamo_requests();
 
@@ -115,8 +114,7 @@ async fn a_due_entry_is_sent_once_with_what_the_dialler_needs(backend: Backend) 
 }
 
 async fn retries_back_off_by_the_multiplier_and_wait_for_calling_hours(backend: Backend) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_quiet(backend).await.logged_in(KARIN).await;
     let t0 = start_time();
     let created = start_for_gunnel(&app, &token, t0, 4).await;
     let id = &created["id"];
@@ -167,8 +165,7 @@ async fn retries_back_off_by_the_multiplier_and_wait_for_calling_hours(backend: 
 }
 
 async fn an_entry_out_of_retries_is_closed_and_the_client_can_be_started_again(backend: Backend) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_quiet(backend).await.logged_in(KARIN).await;
     let first = start_for_gunnel(&app, &token, start_time(), 1).await;
     app.take_dynamo_requests();
     let report = app.run_scheduler(start_time()).await;
@@ -197,20 +194,22 @@ async fn an_entry_out_of_retries_is_closed_and_the_client_can_be_started_again(b
     );
 }
 
-/// What call ingestion relies on: an entry is found by its id alone, open or closed.
-async fn an_entry_is_found_by_its_id_alone_open_or_closed(backend: Backend) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
-    let created = start_for_gunnel(&app, &token, start_time(), 1).await;
-    let id = i32::try_from(created["id"].as_i64().unwrap()).unwrap();
-    let open = app
-        .api
+/// The entry with this id as the store has it, read directly.
+async fn stored_entry(app: &TestApp, id: i32) -> Option<DueEntry> {
+    app.api
         .services
         .store
         .entry_by_id(EntryId(id))
         .await
         .unwrap()
-        .expect("open");
+}
+
+/// What call ingestion relies on: an entry is found by its id alone, open or closed.
+async fn an_entry_is_found_by_its_id_alone_open_or_closed(backend: Backend) {
+    let (app, token) = spawn_quiet(backend).await.logged_in(KARIN).await;
+    let created = start_for_gunnel(&app, &token, start_time(), 1).await;
+    let id = i32::try_from(created["id"].as_i64().unwrap()).unwrap();
+    let open = stored_entry(&app, id).await.expect("open");
     assert_eq!(
         (
             open.portal_id,
@@ -223,26 +222,11 @@ async fn an_entry_is_found_by_its_id_alone_open_or_closed(backend: Backend) {
     assert!(open.entry.next_try_at.is_some());
 
     app.run_scheduler(start_time()).await;
-    let closed = app
-        .api
-        .services
-        .store
-        .entry_by_id(EntryId(id))
-        .await
-        .unwrap()
-        .expect("closed");
+    let closed = stored_entry(&app, id).await.expect("closed");
     assert_eq!(closed.schedule.attempts, 1);
     assert_eq!(closed.entry.next_try_at, None);
     assert_eq!(closed.portal_id, 1);
-    assert_eq!(
-        app.api
-            .services
-            .store
-            .entry_by_id(EntryId(id + 1000))
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(stored_entry(&app, id + 1000).await, None);
 }
 
 /// The demo fixture plus entries for client 1 (called already: `phoneCallId` set), deleted
@@ -305,8 +289,7 @@ async fn only_reachable_clients_without_a_recorded_call_are_called(backend: Back
 async fn no_entry_is_read_or_called_outside_calling_hours_only_alerts_are_looked_at(
     backend: Backend,
 ) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_quiet(backend).await.logged_in(KARIN).await;
     // 06:00 in Stockholm.
     let early = at("2026-11-21T05:00:00Z");
     start_for_gunnel(&app, &token, early, 3).await;
@@ -373,8 +356,7 @@ impl Dialler for Stalled {
 }
 
 async fn a_pass_killed_after_claiming_is_completed_by_the_next_with_the_same_id(backend: Backend) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_quiet(backend).await.logged_in(KARIN).await;
     let created = start_for_gunnel(&app, &token, start_time(), 3).await;
     let reached = Arc::new(tokio::sync::Notify::new());
     let mut doomed = app.api.scheduler();
@@ -429,8 +411,7 @@ async fn the_pass_time_must_be_a_timestamp(backend: Backend) {
 /// A quiet app with Gunnel's entry (3 tries) started and its first attempt placed at
 /// `start_time()`: the app, a session of Karin's and the entry.
 async fn first_attempt_placed(backend: Backend) -> (TestApp, String, Value) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_quiet(backend).await.logged_in(KARIN).await;
     let created = start_for_gunnel(&app, &token, start_time(), 3).await;
     assert_eq!(app.run_scheduler(start_time()).await["sent"], 1);
     (app, token, created)
@@ -507,8 +488,7 @@ async fn no_answer_and_voicemail_keep_the_back_off(backend: Backend) {
 async fn an_invalid_number_or_a_refusal_ends_the_entry_and_a_late_report_changes_nothing(
     backend: Backend,
 ) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_quiet(backend).await.logged_in(KARIN).await;
     let t0 = start_time();
     for (n, outcome) in ["invalid_number", "rejected"].into_iter().enumerate() {
         let start = t0 + TimeDelta::days(10 * i64::try_from(n).unwrap());
@@ -625,8 +605,7 @@ async fn ended_as(app: &TestApp, id: &Value) -> (Option<EntryEnd>, usize) {
 async fn the_last_attempt_reaching_nobody_ends_the_entry_once_and_a_reached_one_never(
     backend: Backend,
 ) {
-    let app = spawn_quiet(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn_quiet(backend).await.logged_in(KARIN).await;
     let t0 = start_time();
     let created = start_for_gunnel(&app, &token, t0, 1).await;
     let id = &created["id"];

@@ -47,9 +47,7 @@ pub async fn urgent_alerts(app: &TestApp, token: &str) -> Vec<Value> {
 
 /// The API over a new store with the demo fixture, and a session of `phone` on it.
 pub async fn spawn_logged_in(backend: Backend, phone: &str) -> (TestApp, String) {
-    let app = spawn_app(backend).await;
-    let token = app.login(phone).await;
-    (app, token)
+    spawn_app(backend).await.logged_in(phone).await
 }
 
 /// Asserts that `stranger`, staff of another portal, can neither read alert `id` nor

@@ -166,8 +166,10 @@ fn portal_of(n: i32) -> String {
 
 #[tokio::test]
 async fn with_the_defaults_paging_through_every_clients_calls_trips_it_at_150() {
-    let app = spawn_app_with(Backend::Memory, &portal_of(200)).await;
-    let emil = app.login(EMIL).await;
+    let (app, emil) = spawn_app_with(Backend::Memory, &portal_of(200))
+        .await
+        .logged_in(EMIL)
+        .await;
     let mut answered = 0;
     for i in 0..200 {
         let status = app

@@ -74,8 +74,7 @@ async fn deliver(app: &TestApp, portal: i32, event: &Value) {
 }
 
 async fn an_urgent_call_opens_an_alert_and_its_sms_leave_within_the_same_request(backend: Backend) {
-    let app = spawn(backend, true).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend, true).await.logged_in(KARIN).await;
     deliver(&app, 1, &ended("u-1", "conv-u", CLIENT_3, FELL)).await;
 
     // No scheduler pass has run: the delivery itself sent the SMS. At 13:00 in Stockholm
@@ -125,8 +124,7 @@ async fn an_urgent_call_opens_an_alert_and_its_sms_leave_within_the_same_request
 }
 
 async fn a_redelivery_and_the_calls_analysis_open_no_second_alert(backend: Backend) {
-    let app = spawn(backend, true).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend, true).await.logged_in(KARIN).await;
     let call = ended("r-1", "conv-r", CLIENT_3, FELL);
     deliver(&app, 1, &call).await;
     deliver(&app, 1, &call).await;
@@ -150,8 +148,7 @@ async fn a_redelivery_and_the_calls_analysis_open_no_second_alert(backend: Backe
 }
 
 async fn an_analysis_that_arrives_first_is_triaged_with_its_call(backend: Backend) {
-    let app = spawn(backend, true).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend, true).await.logged_in(KARIN).await;
     deliver(
         &app,
         1,
@@ -176,8 +173,7 @@ async fn an_analysis_that_arrives_first_is_triaged_with_its_call(backend: Backen
 }
 
 async fn a_concern_found_by_the_analysis_is_raised_to_urgent_not_doubled(backend: Backend) {
-    let app = spawn(backend, true).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend, true).await.logged_in(KARIN).await;
     deliver(
         &app,
         1,
@@ -230,8 +226,7 @@ async fn with_nobody_on_duty_every_reachable_contact_is_messaged_at_once(backend
 async fn an_unacknowledged_urgent_alert_repeats_until_acknowledged_with_an_outcome(
     backend: Backend,
 ) {
-    let app = spawn(backend, true).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend, true).await.logged_in(KARIN).await;
     deliver(&app, 1, &ended("p-1", "conv-p", CLIENT_3, FELL)).await;
     let id = urgent_alerts(&app, &token).await[0]["id"].clone();
     assert_eq!(app.alert_recipients(), [DAY]);
@@ -279,8 +274,7 @@ async fn an_unacknowledged_urgent_alert_repeats_until_acknowledged_with_an_outco
 }
 
 async fn another_portal_cannot_see_or_acknowledge_the_alert(backend: Backend) {
-    let app = spawn(backend, true).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend, true).await.logged_in(KARIN).await;
     deliver(&app, 1, &ended("o-1", "conv-o", CLIENT_3, FELL)).await;
     let id = urgent_alerts(&app, &token).await[0]["id"].clone();
     let stranger = app.login(AHMED).await;
@@ -292,8 +286,7 @@ async fn another_portal_cannot_see_or_acknowledge_the_alert(backend: Backend) {
 }
 
 async fn an_unknown_caller_in_an_emergency_is_escalated_too(backend: Backend) {
-    let app = spawn(backend, true).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend, true).await.logged_in(KARIN).await;
     deliver(
         &app,
         1,
@@ -319,8 +312,7 @@ async fn an_unknown_caller_in_an_emergency_is_escalated_too(backend: Backend) {
 }
 
 async fn a_call_with_nothing_alarming_opens_no_alert(backend: Backend) {
-    let app = spawn(backend, true).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend, true).await.logged_in(KARIN).await;
     deliver(
         &app,
         1,
@@ -405,8 +397,10 @@ async fn a_configured_model_may_raise_a_call_to_urgent_but_never_lower_one() {
 /// alert it names is 43 (the entries' sequence stands at the demo's last entry, 42).
 #[tokio::test]
 async fn the_readme_walkthroughs_urgent_call_opens_alert_43() {
-    let app = integration_tests::spawn_app(Backend::Memory).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = integration_tests::spawn_app(Backend::Memory)
+        .await
+        .logged_in(KARIN)
+        .await;
     let body = json!({"type":"call.ended","eventId":"evt-9","conversationUuid":"conv-9",
         "startDate":"2026-11-24T10:00:00Z","endDate":"2026-11-24T10:02:00Z",
         "fromNumber":"+46731110003","toNumber":"+4687001000","direction":"inbound","requests":[],

@@ -90,8 +90,7 @@ async fn retell_signed_requests_are_answered_in_retells_shape_and_others_refused
 }
 
 async fn retell_functions_write_requests_once_however_often_retell_retries(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let key = app.api.retell_api_key.to_string();
     let path = "/integrations/voice/retell/1/tools";
     let body = json!({"name": "record_request",
@@ -126,8 +125,7 @@ async fn retell_functions_write_requests_once_however_often_retell_retries(backe
 }
 
 async fn vapi_assistant_requests_and_tool_calls_are_answered_in_vapis_shape(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let path = "/integrations/voice/vapi/1?assistantId=asst_care";
     let request = json!({"message": {"type": "assistant-request", "timestamp": 1,
         "call": {"id": "vapi-1", "type": "inboundPhoneCall", "customer": {"number": GUNNEL}}}});
@@ -184,8 +182,7 @@ async fn vapi_assistant_requests_and_tool_calls_are_answered_in_vapis_shape(back
 }
 
 async fn elevenlabs_requests_carry_the_portals_header_secret(backend: Backend) {
-    let app = spawn(backend).await;
-    let token = app.login(KARIN).await;
+    let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     let inbound = json!({"caller_id": GUNNEL, "agent_id": "agent_1",
         "called_number": PORTAL_LINE, "call_sid": "CA1"});
     let path = "/integrations/voice/elevenlabs/1/inbound";

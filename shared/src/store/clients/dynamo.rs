@@ -9,9 +9,8 @@ use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{Item, key, s};
 use crate::store::dynamo::records::client_from_item;
 use crate::store::dynamo::{DynamoStore, keys};
-use crate::store::{
-    ClientPage, ClientPageRequest, ClientStore, ClientUpdate, StoreError, StoreResult,
-};
+use crate::store::optimistic::LostRace;
+use crate::store::{ClientPage, ClientPageRequest, ClientStore, ClientUpdate, StoreResult};
 
 /// Items read beyond a client page, so that deleted clients rarely cost a second Query.
 pub(crate) const PAGE_SLACK: usize = 16;
@@ -151,18 +150,17 @@ impl ClientStore for DynamoStore {
                     value.clone().map_or(AttributeValue::Null(true), s),
                 );
         }
-        let result = write
+        let written = write
             .update_expression(format!("SET {}", assignments.join(", ")))
             .send()
             .await
-            .map_err(classify);
-        match result {
-            Ok(out) => out
-                .attributes
-                .map(|item| client_from_item(item, update.now))
-                .transpose(),
-            Err(StoreError::ConditionFailed) => Ok(None),
-            Err(other) => Err(other),
-        }
+            .map_err(classify)
+            .if_applied()?;
+        let Some(out) = written else {
+            return Ok(None);
+        };
+        out.attributes
+            .map(|item| client_from_item(item, update.now))
+            .transpose()
     }
 }

@@ -8,9 +8,8 @@ use crate::records::ContactDetail;
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{from_item, key, n, s};
 use crate::store::dynamo::{DynamoStore, keys};
-use crate::store::{
-    ContactDetailEdit, ContactDetailStore, ContactDetailUpdate, StoreError, StoreResult,
-};
+use crate::store::optimistic::LostRace;
+use crate::store::{ContactDetailEdit, ContactDetailStore, ContactDetailUpdate, StoreResult};
 
 #[async_trait]
 impl ContactDetailStore for DynamoStore {
@@ -37,7 +36,7 @@ impl ContactDetailStore for DynamoStore {
     ) -> StoreResult<Option<ContactDetailUpdate>> {
         let changes = edit.changes;
         let text = |value: &Option<String>| value.clone().map_or(AttributeValue::Null(true), s);
-        let result = self
+        let written = self
             .client
             .update_item()
             .table_name(&self.tables.data)
@@ -63,18 +62,17 @@ impl ContactDetailStore for DynamoStore {
             .return_values(ReturnValue::AllOld)
             .send()
             .await
-            .map_err(classify);
-        match result {
-            Ok(out) => out
-                .attributes
-                .map(|item| {
-                    let before: ContactDetail = from_item(item)?;
-                    let after = changes.applied(before.clone());
-                    Ok(ContactDetailUpdate { before, after })
-                })
-                .transpose(),
-            Err(StoreError::ConditionFailed) => Ok(None),
-            Err(other) => Err(other),
-        }
+            .map_err(classify)
+            .if_applied()?;
+        let Some(out) = written else {
+            return Ok(None);
+        };
+        out.attributes
+            .map(|item| {
+                let before: ContactDetail = from_item(item)?;
+                let after = changes.applied(before.clone());
+                Ok(ContactDetailUpdate { before, after })
+            })
+            .transpose()
     }
 }

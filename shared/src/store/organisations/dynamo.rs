@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::domain::CountedCall;
-use crate::records::{Client, Portal, Timestamp};
+use crate::records::{Client, PhoneCall, Portal, Timestamp};
 use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{encode, from_item, key, n, s};
 use crate::store::dynamo::records::{CALL_STATS, client_from_item};
@@ -17,6 +17,18 @@ use crate::store::{
     ClientPageRequest, FixLookup, FixRequest, FixTarget, OrganisationStore, PhoneCallReader,
     PortalStore, StoreError, StoreResult,
 };
+
+/// The names and values that set a record's `clientId` and `portalId` to the fixed call's
+/// (`#client = :client, #portal = :portal`): the call and each of its requests move alike.
+fn linked_to(call: &PhoneCall) -> Expression {
+    let mut expression = Expression::default();
+    expression
+        .name("#client", "clientId")
+        .name("#portal", "portalId")
+        .value(":client", n(call.client_id))
+        .value(":portal", n(call.portal_id));
+    expression
+}
 
 #[async_trait]
 impl OrganisationStore for DynamoStore {
@@ -96,13 +108,9 @@ impl OrganisationStore for DynamoStore {
         let stats_key = CountedCall::key(call.id);
         let mut writes = Vec::with_capacity(target.requests.len() + 3);
 
-        let mut expression = Expression::default();
+        let mut expression = linked_to(&call);
         expression
-            .name("#client", "clientId")
-            .name("#portal", "portalId")
             .name("#unknown", "isUnknown")
-            .value(":client", n(call.client_id))
-            .value(":portal", n(call.portal_id))
             .value(":false", AttributeValue::Bool(false))
             .value(":readClient", n(target.call.client_id))
             .value(":readPortal", n(target.call.portal_id))
@@ -115,17 +123,11 @@ impl OrganisationStore for DynamoStore {
         )?);
 
         for request in &target.requests {
-            let mut expression = Expression::default();
-            expression
-                .name("#client", "clientId")
-                .name("#portal", "portalId")
-                .name("#byClient", "gsi2pk")
-                .value(":client", n(call.client_id))
-                .value(":portal", n(call.portal_id))
-                .value(
-                    ":byClient",
-                    s(keys::client_requests(call.portal_id, call.client_id)),
-                );
+            let mut expression = linked_to(&call);
+            expression.name("#byClient", "gsi2pk").value(
+                ":byClient",
+                s(keys::client_requests(call.portal_id, call.client_id)),
+            );
             writes.push(self.data_update(
                 key(keys::call(call.id), Some(&keys::request(request.id))),
                 "SET #client = :client, #portal = :portal, #byClient = :byClient",

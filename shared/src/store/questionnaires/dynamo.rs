@@ -1,6 +1,6 @@
 //! Questionnaires, their questions, and the client entries the scheduler and ingestion share.
 
-use crate::ids::{OrganisationId, PortalId, QuestionnaireId};
+use crate::ids::{OrganisationId, QuestionnaireId};
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -10,7 +10,6 @@ use crate::domain::question_refusal;
 use crate::fixture::counters;
 use crate::records::{
     Answer, Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary,
-    Timestamp,
 };
 use crate::store::dynamo::errors::build_error;
 use crate::store::dynamo::items::{
@@ -22,7 +21,8 @@ use crate::store::dynamo::records::{entry_from_item, entry_item, questionnaire_f
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::optimistic::{self, LostRace, Round};
 use crate::store::{
-    AddQuestionOutcome, NewEntry, NewQuestion, Owner, QuestionnaireStore, StartOutcome, StoreResult,
+    AddQuestionOutcome, EntriesStart, NewEntry, Owner, QuestionAdd, QuestionnaireRead,
+    QuestionnaireStore, StartOutcome, StoreResult,
 };
 
 /// Rounds an insert may lose to concurrent inserts before it answers 503: more than
@@ -61,12 +61,14 @@ impl QuestionnaireStore for DynamoStore {
 
     async fn questionnaire(
         &self,
-        id: QuestionnaireId,
-        portal_id: PortalId,
-        viewer: OrganisationId,
+        read: QuestionnaireRead,
     ) -> StoreResult<Option<QuestionnaireDetail>> {
-        let id = id.get();
-        let portal_id = portal_id.get();
+        let QuestionnaireRead {
+            id,
+            portal_id,
+            viewer,
+        } = read;
+        let (id, portal_id) = (id.get(), portal_id.get());
         let (definition, portal) = futures::future::try_join(
             self.query_all(None, "pk = :pk", vec![(":pk", s(keys::questionnaire(id)))]),
             self.query_all(
@@ -104,13 +106,9 @@ impl QuestionnaireStore for DynamoStore {
         Ok(Some(summary.into_detail(questions, answers, clients)))
     }
 
-    async fn add_question(
-        &self,
-        questionnaire_id: QuestionnaireId,
-        editor: OrganisationId,
-        question: &NewQuestion,
-    ) -> StoreResult<AddQuestionOutcome> {
-        let questionnaire_id = questionnaire_id.get();
+    async fn add_question(&self, add: QuestionAdd<'_>) -> StoreResult<AddQuestionOutcome> {
+        let question = add.question;
+        let questionnaire_id = add.questionnaire_id.get();
         let pk = keys::questionnaire(questionnaire_id);
         let mut id = None;
         // A concurrent insert changes the version; read again and shift again.
@@ -132,7 +130,7 @@ impl QuestionnaireStore for DynamoStore {
                     _ => {}
                 }
             }
-            match owner.filter(|owner| owner.visible_to(editor)) {
+            match owner.filter(|owner| owner.visible_to(add.editor)) {
                 None => return Ok(AddQuestionOutcome::NoQuestionnaire),
                 Some(Owner::Template) => return Ok(AddQuestionOutcome::Template),
                 Some(Owner::Organisation(_)) => {}
@@ -195,24 +193,18 @@ impl QuestionnaireStore for DynamoStore {
         }
     }
 
-    async fn start_entries(
-        &self,
-        questionnaire_id: QuestionnaireId,
-        portal_id: PortalId,
-        viewer: OrganisationId,
-        entries: &[NewEntry],
-        now: Timestamp,
-    ) -> StoreResult<StartOutcome> {
-        let questionnaire_id = questionnaire_id.get();
-        let portal_id = portal_id.get();
+    async fn start_entries(&self, start: EntriesStart<'_>) -> StoreResult<StartOutcome> {
+        let questionnaire_id = start.questionnaire_id.get();
+        let portal_id = start.portal_id.get();
         let entry_pk = keys::questionnaire_portal(questionnaire_id, portal_id);
         let mut ids = None;
         // A concurrent start opens an entry for one of these clients: read again.
-        let mut rounds = optimistic::Rounds::new(optimistic::ROUNDS, "the questionnaire's entries");
+        let mut rounds =
+            optimistic::Rounds::new(optimistic::ROUNDS, "the questionnaire's start.entries");
         loop {
             rounds.start().await?;
             let mut wanted = vec![key(keys::questionnaire(questionnaire_id), Some(keys::META))];
-            for new in entries {
+            for new in start.entries {
                 wanted.push(key(
                     keys::portal(portal_id),
                     Some(&keys::client(new.client_id)),
@@ -228,18 +220,19 @@ impl QuestionnaireStore for DynamoStore {
             for item in self.batch_get_data(wanted).await? {
                 let sk = sk_of(&item).to_string();
                 if sk == keys::META {
-                    exists = questionnaire_from_item(item)?.1.visible_to(viewer);
+                    exists = questionnaire_from_item(item)?.1.visible_to(start.viewer);
                 } else if sk.starts_with("OPEN#") {
                     let entry = entry_from_item(item)?;
                     open.insert(entry.client_id, entry);
                 } else if !matches!(item.get("isDeleted"), Some(AttributeValue::Bool(true))) {
-                    live_clients.insert(client_from_item(item, now)?.id);
+                    live_clients.insert(client_from_item(item, start.now)?.id);
                 }
             }
             if !exists {
                 return Ok(StartOutcome::NoQuestionnaire);
             }
-            let unknown: Vec<i32> = entries
+            let unknown: Vec<i32> = start
+                .entries
                 .iter()
                 .map(|new| new.client_id)
                 .filter(|id| !live_clients.contains(id))
@@ -247,11 +240,13 @@ impl QuestionnaireStore for DynamoStore {
             if !unknown.is_empty() {
                 return Ok(StartOutcome::UnknownClients(unknown));
             }
-            let fresh: Vec<&NewEntry> = entries
+            let fresh: Vec<&NewEntry> = start
+                .entries
                 .iter()
                 .filter(|new| !open.contains_key(&new.client_id))
                 .collect();
-            let already_scheduled = entries
+            let already_scheduled = start
+                .entries
                 .iter()
                 .filter_map(|new| open.get(&new.client_id).cloned())
                 .collect();
@@ -273,14 +268,7 @@ impl QuestionnaireStore for DynamoStore {
             let mut created = Vec::with_capacity(fresh.len());
             let mut writes = Vec::with_capacity(fresh.len());
             for (id, new) in (first..).zip(&fresh) {
-                let entry = QuestionnaireClientEntry {
-                    id,
-                    client_id: new.client_id,
-                    questionnaire_id,
-                    phone_call_id: None,
-                    created_at: now,
-                    next_try_at: Some(new.start_date),
-                };
+                let entry = new.opened(id, questionnaire_id, start.now);
                 writes.push(self.data_put(
                     entry_item(&entry, portal_id, &new.schedule)?,
                     Some("attribute_not_exists(pk)"),

@@ -1,6 +1,6 @@
 //! The in-memory store's side of this capability.
 
-use crate::ids::{OrganisationId, PortalId, QuestionnaireId};
+use crate::ids::{OrganisationId, QuestionnaireId};
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -8,12 +8,12 @@ use async_trait::async_trait;
 use crate::domain::question_refusal;
 use crate::fixture::counters;
 use crate::records::{
-    Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary, Timestamp,
+    Question, QuestionnaireClientEntry, QuestionnaireDetail, QuestionnaireSummary,
 };
 use crate::store::memory::{MemoryStore, StoredEntry};
 use crate::store::{
-    AddQuestionOutcome, NewEntry, NewQuestion, Owner, QuestionnaireStore, StartOutcome, StoreError,
-    StoreResult,
+    AddQuestionOutcome, EntriesStart, Owner, QuestionAdd, QuestionnaireRead, QuestionnaireStore,
+    StartOutcome, StoreError, StoreResult,
 };
 
 #[async_trait]
@@ -41,17 +41,15 @@ impl QuestionnaireStore for MemoryStore {
 
     async fn questionnaire(
         &self,
-        id: QuestionnaireId,
-        portal_id: PortalId,
-        viewer: OrganisationId,
+        read: QuestionnaireRead,
     ) -> StoreResult<Option<QuestionnaireDetail>> {
-        let id = id.get();
-        let portal_id = portal_id.get();
+        let id = read.id.get();
+        let portal_id = read.portal_id.get();
         let state = self.lock();
         let Some(questionnaire) = state
             .questionnaires
             .get(&id)
-            .filter(|_| state.owner_of(id).visible_to(viewer))
+            .filter(|_| state.owner_of(id).visible_to(read.viewer))
         else {
             return Ok(None);
         };
@@ -78,19 +76,14 @@ impl QuestionnaireStore for MemoryStore {
         }))
     }
 
-    async fn add_question(
-        &self,
-        questionnaire_id: QuestionnaireId,
-        editor: OrganisationId,
-        question: &NewQuestion,
-    ) -> StoreResult<AddQuestionOutcome> {
-        let questionnaire_id = questionnaire_id.get();
+    async fn add_question(&self, add: QuestionAdd<'_>) -> StoreResult<AddQuestionOutcome> {
+        let questionnaire_id = add.questionnaire_id.get();
         let mut state = self.lock();
         let owner = state.owner_of(questionnaire_id);
         let Some(questions) = state
             .questionnaires
             .get(&questionnaire_id)
-            .filter(|_| owner.visible_to(editor))
+            .filter(|_| owner.visible_to(add.editor))
             .map(|q| q.questions.clone())
         else {
             return Ok(AddQuestionOutcome::NoQuestionnaire);
@@ -98,24 +91,24 @@ impl QuestionnaireStore for MemoryStore {
         if owner == Owner::Template {
             return Ok(AddQuestionOutcome::Template);
         }
-        if let Some(refusal) = question_refusal(&questions, question.position) {
+        if let Some(refusal) = question_refusal(&questions, add.question.position) {
             return Ok(refusal);
         }
         let id = state.next_id(counters::QUESTION, 1)?;
         let added = Question {
             id,
             questionnaire_id,
-            position: question.position,
-            kind: Some(question.kind.clone()),
-            prompt: Some(question.prompt.clone()),
-            metadata: question.metadata.clone(),
+            position: add.question.position,
+            kind: Some(add.question.kind.clone()),
+            prompt: Some(add.question.prompt.clone()),
+            metadata: add.question.metadata.clone(),
         };
         let questionnaire = state
             .questionnaires
             .get_mut(&questionnaire_id)
             .ok_or_else(|| StoreError::Corrupt("questionnaire vanished".into()))?;
         for existing in &mut questionnaire.questions {
-            if existing.position >= question.position {
+            if existing.position >= add.question.position {
                 existing.position += 1;
             }
         }
@@ -123,23 +116,17 @@ impl QuestionnaireStore for MemoryStore {
         Ok(AddQuestionOutcome::Added(added))
     }
 
-    async fn start_entries(
-        &self,
-        questionnaire_id: QuestionnaireId,
-        portal_id: PortalId,
-        viewer: OrganisationId,
-        entries: &[NewEntry],
-        now: Timestamp,
-    ) -> StoreResult<StartOutcome> {
-        let questionnaire_id = questionnaire_id.get();
-        let portal_id = portal_id.get();
+    async fn start_entries(&self, start: EntriesStart<'_>) -> StoreResult<StartOutcome> {
+        let questionnaire_id = start.questionnaire_id.get();
+        let portal_id = start.portal_id.get();
         let mut state = self.lock();
         if !state.questionnaires.contains_key(&questionnaire_id)
-            || !state.owner_of(questionnaire_id).visible_to(viewer)
+            || !state.owner_of(questionnaire_id).visible_to(start.viewer)
         {
             return Ok(StartOutcome::NoQuestionnaire);
         }
-        let unknown: Vec<i32> = entries
+        let unknown: Vec<i32> = start
+            .entries
             .iter()
             .map(|new| new.client_id)
             .filter(|id| {
@@ -159,20 +146,13 @@ impl QuestionnaireStore for MemoryStore {
             .map(|stored| (stored.entry.client_id, stored.entry.clone()))
             .collect();
         let (mut created, mut already_scheduled) = (Vec::new(), Vec::new());
-        for new in entries {
+        for new in start.entries {
             if let Some(entry) = open.get(&new.client_id) {
                 already_scheduled.push(entry.clone());
                 continue;
             }
             let id = state.next_id(counters::QUESTIONNAIRE_ENTRY, 1)?;
-            let entry = QuestionnaireClientEntry {
-                id,
-                client_id: new.client_id,
-                questionnaire_id,
-                phone_call_id: None,
-                created_at: now,
-                next_try_at: Some(new.start_date),
-            };
+            let entry = new.opened(id, questionnaire_id, start.now);
             state.entries.insert(
                 id,
                 StoredEntry {

@@ -43,6 +43,25 @@ pub struct NewEntry {
     pub schedule: Schedule,
 }
 
+impl NewEntry {
+    /// The entry as it opens, with the id the store gave it, at `now`.
+    pub fn opened(
+        &self,
+        id: i32,
+        questionnaire_id: i32,
+        now: Timestamp,
+    ) -> QuestionnaireClientEntry {
+        QuestionnaireClientEntry {
+            id,
+            client_id: self.client_id,
+            questionnaire_id,
+            phone_call_id: None,
+            created_at: now,
+            next_try_at: Some(self.start_date),
+        }
+    }
+}
+
 /// What starting a questionnaire for clients did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StartOutcome {
@@ -86,6 +105,34 @@ pub enum AddQuestionOutcome {
 /// The questionnaires function's reads and writes. A questionnaire belongs to an organisation or
 /// is a template (`Owner`); one of another organisation is answered as a missing one. Entries
 /// and answers are kept per portal of the client.
+/// A questionnaire as a portal reads it: its entries and answers are that portal's clients',
+/// and `viewer`, the portal's organisation, must see the questionnaire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuestionnaireRead {
+    pub id: QuestionnaireId,
+    pub portal_id: PortalId,
+    pub viewer: OrganisationId,
+}
+
+/// A question to insert into a questionnaire of `editor`'s organisation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuestionAdd<'a> {
+    pub questionnaire_id: QuestionnaireId,
+    pub editor: OrganisationId,
+    pub question: &'a NewQuestion,
+}
+
+/// Entries to open at `now` for clients of a portal, in a questionnaire `viewer` (the
+/// portal's organisation) sees.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EntriesStart<'a> {
+    pub questionnaire_id: QuestionnaireId,
+    pub portal_id: PortalId,
+    pub viewer: OrganisationId,
+    pub entries: &'a [NewEntry],
+    pub now: Timestamp,
+}
+
 #[async_trait]
 pub trait QuestionnaireStore: Send + Sync + 'static {
     /// The questionnaires `viewer` sees: the templates and its own.
@@ -95,30 +142,16 @@ pub trait QuestionnaireStore: Send + Sync + 'static {
     ) -> StoreResult<Vec<QuestionnaireSummary>>;
     /// Who the questionnaire belongs to; `None` when it does not exist.
     async fn questionnaire_owner(&self, id: QuestionnaireId) -> StoreResult<Option<Owner>>;
-    /// The questionnaire with its questions, and the entries and answers of `portal_id`'s
-    /// clients, unordered; `None` when it does not exist or `viewer` does not see it.
+    /// The questionnaire with its questions, and the entries and answers of the portal's
+    /// clients, unordered; `None` when it does not exist or the viewer does not see it.
     async fn questionnaire(
         &self,
-        id: QuestionnaireId,
-        portal_id: PortalId,
-        viewer: OrganisationId,
+        read: QuestionnaireRead,
     ) -> StoreResult<Option<QuestionnaireDetail>>;
-    /// Inserts a question atomically into a questionnaire of `editor`: a concurrent add makes
+    /// Inserts a question atomically into a questionnaire of the editor: a concurrent add makes
     /// this one re-read and retry.
-    async fn add_question(
-        &self,
-        questionnaire_id: QuestionnaireId,
-        editor: OrganisationId,
-        question: &NewQuestion,
-    ) -> StoreResult<AddQuestionOutcome>;
-    /// Creates one open entry per client that has none for this questionnaire (which `viewer`
-    /// must see), all or nothing.
-    async fn start_entries(
-        &self,
-        questionnaire_id: QuestionnaireId,
-        portal_id: PortalId,
-        viewer: OrganisationId,
-        entries: &[NewEntry],
-        now: Timestamp,
-    ) -> StoreResult<StartOutcome>;
+    async fn add_question(&self, add: QuestionAdd<'_>) -> StoreResult<AddQuestionOutcome>;
+    /// Creates one open entry per client that has none for this questionnaire (which the
+    /// viewer must see), all or nothing.
+    async fn start_entries(&self, start: EntriesStart<'_>) -> StoreResult<StartOutcome>;
 }
