@@ -26,6 +26,7 @@ use crate::{CallText, Category, Finding, Level, Source, Speaker};
 
 mod reply;
 mod sentence;
+mod signals;
 
 use reply::first_sentence;
 use sentence::collect;
@@ -414,25 +415,7 @@ impl<'r> Analyser<'r> {
                 self.third_party = true;
             }
             if !self.acute {
-                let hits = &self.hits[i..j];
-                let pattern = |h: &Hit| &self.rules.patterns[h.pattern as usize];
-                let acute = hits.iter().any(|(_, h)| {
-                    pattern(h).role == Role::Dialogue(Dialogue::Acute)
-                        && pattern(h).lang & lang != 0
-                });
-                let hedged = hits.iter().any(|(_, h)| {
-                    matches!(
-                        pattern(h).role,
-                        Role::Modifier {
-                            kind: Kind::Negated | Kind::Hypothetical | Kind::Historical,
-                            ..
-                        }
-                    )
-                });
-                // About someone else ("my sister is in hospital") it says nothing of the client.
-                let someone_else =
-                    reading.cues & (Kind::Other.bit() | Kind::OtherElsewhere.bit()) != 0;
-                self.acute = acute && !hedged && !someone_else;
+                self.acute = self.says_acute(&self.hits[i..j], lang, reading.cues);
             }
             self.entries.push(Entry::Clause(Clause {
                 unit,
@@ -581,57 +564,5 @@ impl<'r> Analyser<'r> {
             evidence,
             source,
         })
-    }
-
-    /// The first agent line that tells the client help is coming now, as (line, sentence):
-    /// a statement with a dispatch phrase and no negation or "if" in it ("Jag skickar hjälp
-    /// direkt", not "Om du ramlar skickar vi hjälp" nor "Behöver jag skicka hjälp?").
-    pub(crate) fn dispatched(&mut self, call: &CallText) -> Option<(usize, String)> {
-        let rules = self.rules;
-        for (index, line) in call.transcript.iter().enumerate() {
-            if line.by != Speaker::Agent {
-                continue;
-            }
-            self.toks.fill(line.message);
-            let lang = collect(
-                rules,
-                &self.toks,
-                &mut self.paths,
-                &mut self.hits,
-                FOR_AGENT,
-            );
-            let mut i = 0;
-            for si in 0..self.toks.sents.len() {
-                let mut j = i;
-                while j < self.hits.len() && self.hits[j].0 == si {
-                    j += 1;
-                }
-                let hits = &self.hits[i..j];
-                i = j;
-                let role = |h: &Hit| &rules.patterns[h.pattern as usize];
-                let promises = hits.iter().any(|(_, h)| {
-                    role(h).role == Role::Dialogue(Dialogue::Dispatch) && role(h).lang & lang != 0
-                });
-                let hedged = hits.iter().any(|(_, h)| {
-                    matches!(
-                        role(h).role,
-                        Role::Modifier {
-                            kind: Kind::Negated | Kind::Hypothetical,
-                            ..
-                        }
-                    )
-                });
-                if promises && !hedged && !self.is_closed_question(si, hits) {
-                    let s = self.toks.sents[si];
-                    let sentence = line
-                        .message
-                        .get(s.orig_start..s.orig_end)
-                        .unwrap_or(line.message)
-                        .trim();
-                    return Some((index, sentence.to_owned()));
-                }
-            }
-        }
-        None
     }
 }
