@@ -48,13 +48,14 @@ const TITLES: [&str; 8] = ["mr", "mrs", "ms", "dr", "st", "prof", "fr", "jr"];
 
 /// Spoken forms (folded) and the written word (folded) they stand for; none is an English
 /// word, so the map needs no language.
-const SPOKEN: [(&str, &str); 6] = [
+const SPOKEN: [(&str, &str); 7] = [
     ("sej", "sig"),
     ("mej", "mig"),
     ("dej", "dig"),
     ("nat", "nagot"),
     ("nanting", "nagonting"),
     ("nanstans", "nagonstans"),
+    ("opp", "upp"),
 ];
 
 /// The text of the comma token.
