@@ -50,8 +50,13 @@ const DEV8_MAX_FALSE_ALARM: f64 = 26.0 / 160.0;
 const DEV9_MIN_RECALL: f64 = 139.0 / 140.0;
 const DEV9_MAX_FALSE_ALARM: f64 = 13.0 / 160.0;
 
-const HOLDOUT_MIN_RECALL: f64 = 0.0;
-const HOLDOUT_MAX_FALSE_ALARM: f64 = 1.0;
+// The held-out set's first measurement, 2026-11-27: 128 of 140 urgent calls (91.4 %), 23
+// false alarms of 160 (14.4 %); the rules of the start of that day scored 127 of 140 and 24
+// false alarms on it. These bars keep the rules from getting worse on it; the goal is not met
+// on it (docs/triage.md). Never tuned on: a change made from its misses needs a new held-out
+// set.
+const HOLDOUT_MIN_RECALL: f64 = 128.0 / 140.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 23.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
