@@ -433,3 +433,53 @@ fn the_agents_promise_is_the_evidence_and_its_line_the_source() {
     assert_eq!(f.evidence, "I'm sending help now.");
     assert_eq!(f.source, Source::AgentLine(1));
 }
+
+#[test]
+fn a_concern_said_with_a_sign_of_acuity_is_urgent_and_without_one_stays_a_concern() {
+    assert_eq!(said(&["My back hurts."]), "pain");
+    assert_eq!(
+        said(&["My back hurts.", "It came on all of a sudden."]),
+        "other_emergency"
+    );
+    assert_eq!(
+        said(&["Jag har ont i magen.", "Jag är alldeles kallsvettig."]),
+        "other_emergency"
+    );
+    // Not when the sign is denied, past, or about someone else.
+    assert_eq!(said(&["My back hurts.", "It isn't getting worse."]), "pain");
+    assert_eq!(
+        said(&[
+            "My back hurts.",
+            "My sister went grey in the face last year."
+        ]),
+        "pain"
+    );
+    // Low mood and medication are not raised by a "help me".
+    assert_eq!(said(&["I feel so lonely, help me."]), "low_mood");
+}
+
+#[test]
+fn a_callers_short_echo_of_the_agents_words_reports_nothing() {
+    assert_eq!(
+        dialogue(&[
+            ('a', "Have you had any chest pain?"),
+            ('c', "Chest pain? No, dear.")
+        ]),
+        "none"
+    );
+    assert_eq!(
+        dialogue(&[('a', "Har du ramlat?"), ('c', "Ramlat? Nej då.")]),
+        "none"
+    );
+    // A longer question still reports what it says.
+    assert_eq!(
+        said(&["I can't breathe properly, can you send someone?"]),
+        "breathing"
+    );
+}
+
+#[test]
+fn spoken_swedish_forms_read_as_the_written_ones() {
+    assert_eq!(said(&["Hon rör sej inte."]), "unconscious");
+    assert_eq!(said(&["Jag kan inte resa mej."]), "fall");
+}
