@@ -2,6 +2,12 @@
 
 use super::*;
 
+mod phone_metadata;
+mod proxy;
+
+pub(crate) use phone_metadata::*;
+pub(crate) use proxy::*;
+
 /// A function, the SDK clients it creates at start in this environment (its SDK floor makes
 /// the same), the event its cold start answers without AWS (its sample event without the
 /// credential: 401), and the read its sample events start with.
@@ -121,108 +127,6 @@ pub(crate) fn real_event(live: &Live, f: &Function, start: usize) -> String {
             body["conversationUuid"] = json!(format!("conv-cold-start-{start}"));
         }),
         _ => live.event(f.read),
-    }
-}
-
-/// An AWS request as the counting proxy saw it: `service:Operation`, and when it was
-/// received and answered.
-pub(crate) struct WireCall {
-    operation: String,
-    /// The request's JSON body (DynamoDB's reads are sent again as they were).
-    body: Value,
-    sent: Instant,
-    answered: Instant,
-}
-
-/// A proxy in front of moto that forwards every request and notes which AWS operation it was,
-/// so that an SDK floor can make the same requests as a function's first real answer.
-pub(crate) struct CountingProxy {
-    url: String,
-    calls: std::sync::Arc<std::sync::Mutex<Vec<WireCall>>>,
-}
-
-/// `service:Operation` from the headers (JSON protocols) or the form body (SNS's query protocol).
-pub(crate) fn operation_of(headers: &http::HeaderMap, body: &[u8]) -> String {
-    if let Some(target) = headers.get("x-amz-target").and_then(|v| v.to_str().ok()) {
-        let (prefix, operation) = target.split_once('.').unwrap_or((target, ""));
-        let service = match prefix {
-            p if p.starts_with("DynamoDB") => "dynamodb",
-            "AmazonSQS" => "sqs",
-            "secretsmanager" => "secretsmanager",
-            other => other,
-        };
-        return format!("{service}:{operation}");
-    }
-    let form = String::from_utf8_lossy(body);
-    let action = form
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("Action="))
-        .unwrap_or("unknown");
-    format!("sns:{action}")
-}
-
-impl CountingProxy {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let calls = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let noted = calls.clone();
-        let moto = integration_tests::moto_endpoint();
-        let client = invoke_client();
-        let forward = move |request: http::Request<axum::body::Body>| {
-            let (noted, moto, client) = (noted.clone(), moto.clone(), client.clone());
-            async move {
-                let sent = Instant::now();
-                let (mut parts, body) = request.into_parts();
-                let body = body.collect().await.unwrap().to_bytes();
-                let operation = operation_of(&parts.headers, &body);
-                let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-                parts.uri = format!("{moto}{path}").parse().unwrap();
-                let answer = client
-                    .request(http::Request::from_parts(
-                        parts,
-                        http_body_util::Full::new(body),
-                    ))
-                    .await
-                    .unwrap();
-                let (parts, body) = answer.into_parts();
-                let body = body.collect().await.unwrap().to_bytes();
-                noted.lock().unwrap().push(WireCall {
-                    operation,
-                    body: json,
-                    sent,
-                    answered: Instant::now(),
-                });
-                http::Response::from_parts(parts, axum::body::Body::from(body))
-            }
-        };
-        let app = axum::Router::new().fallback(forward);
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Self { url, calls }
-    }
-
-    /// The requests seen since the last call, as the waves of a `FLOOR_REQUESTS_FILE`: a
-    /// request sent before every request of the current wave was answered was sent with them.
-    fn take_waves(&self) -> Value {
-        let mut calls = std::mem::take(&mut *self.calls.lock().unwrap());
-        calls.sort_by_key(|call| call.sent);
-        let mut waves: Vec<Vec<Value>> = Vec::new();
-        let mut wave_answered: Option<Instant> = None;
-        for call in calls {
-            let request = json!({"operation": call.operation, "body": call.body});
-            match wave_answered {
-                Some(answered) if call.sent < answered => {
-                    waves.last_mut().unwrap().push(request);
-                    wave_answered = Some(answered.max(call.answered));
-                }
-                _ => {
-                    waves.push(vec![request]);
-                    wave_answered = Some(call.answered);
-                }
-            }
-        }
-        json!(waves)
     }
 }
 
@@ -594,98 +498,6 @@ pub(crate) async fn cold_start() {
     phone_metadata_load(&client, &sdk, &rows).await;
     // Last: the matched floors read these tables.
     recorded.retire().await;
-}
-
-/// The functions whose state asks for the phone region, and so load the phone metadata.
-pub(crate) const READ_NUMBERS: [&str; 5] = [
-    "authentication",
-    "clients",
-    "contact-details",
-    "organisations",
-    "integrations",
-];
-
-/// Where the phone metadata is loaded, side by side: each `PHONE_METADATA_LOAD` for the five
-/// functions that read numbers, their 401 answer and first real answer against the floors
-/// of the main run (`PERF_PHONE_STARTS` starts each, 10 by default), on fresh tables.
-pub(crate) async fn phone_metadata_load(
-    client: &InvokeClient,
-    sdk: &std::path::Path,
-    rows: &[ColdRow],
-) {
-    let starts: usize = std::env::var("PERF_PHONE_STARTS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(10);
-    if starts == 0 {
-        return;
-    }
-    const LOADS: [&str; 3] = ["background", "init", "first-use"];
-    // (function, load) -> (401 ms, first real ms); function -> (SDK floor, matched floor).
-    type Pairs = (Vec<f64>, Vec<f64>);
-    let mut times: BTreeMap<(&str, &str), Pairs> = BTreeMap::new();
-    let mut floors: BTreeMap<&str, Pairs> = BTreeMap::new();
-    for start in 0..starts {
-        let live = Live::new().await;
-        for (f, row) in FUNCTIONS.iter().zip(rows) {
-            // One row per function: the caller context's start is the integrations binary's.
-            if !READ_NUMBERS.contains(&f.name) || f.read == CALLER_CONTEXT {
-                continue;
-            }
-            let binary = lambda_binary(f.name);
-            let floor_event = || ("clients-list", without_credentials("clients-list"));
-            let plain = [("FLOOR_CLIENTS", f.clients)];
-            let matched = [
-                ("FLOOR_CLIENTS", f.clients),
-                ("FLOOR_REQUESTS_FILE", row.requests_file.as_str()),
-            ];
-            let plain_floor =
-                start_and_answer(client, &live, sdk, f.name, &plain, floor_event()).await;
-            let matched_floor =
-                start_and_answer(client, &live, sdk, f.name, &matched, floor_event()).await;
-            let entry = floors.entry(f.name).or_default();
-            entry.0.push(plain_floor.ms);
-            entry.1.push(matched_floor.ms);
-            for (n, load) in LOADS.into_iter().enumerate() {
-                let extra = [("PHONE_METADATA_LOAD", load)];
-                let unauthenticated = (f.unauthenticated, without_credentials(f.unauthenticated));
-                let cold =
-                    start_and_answer(client, &live, &binary, f.name, &extra, unauthenticated).await;
-                // A call report of its own per load, not a redelivery of the previous one.
-                let payload = (f.read, real_event(&live, f, 2000 + start * LOADS.len() + n));
-                let real = start_and_answer(client, &live, &binary, f.name, &extra, payload)
-                    .await
-                    .answered_for_real(f.name);
-                let entry = times.entry((f.name, load)).or_default();
-                entry.0.push(cold.ms);
-                entry.1.push(real.ms);
-            }
-        }
-        live.retire().await;
-    }
-    println!("\n## Where the phone metadata is loaded, side by side\n");
-    println!(
-        "`PHONE_METADATA_LOAD` for the functions that read numbers, median of {starts} starts \
-         each, round-robin with their floors (measured again alongside). background: a thread \
-         started at init; init: before the first request is fetched; first-use: in the first \
-         request that reads a number.\n"
-    );
-    println!(
-        "| function | load | 401 answer ms | × SDK floor | first real answer ms | × matched floor |"
-    );
-    println!("|---|---|---|---|---|---|");
-    for name in READ_NUMBERS {
-        let (plain, matched) = (median(&floors[name].0), median(&floors[name].1));
-        for load in LOADS {
-            let (cold, real) = &times[&(name, load)];
-            let (cold, real) = (median(cold), median(real));
-            println!(
-                "| {name} | {load} | {cold:.1} | {:.2} | {real:.1} | {:.2} |",
-                cold / plain,
-                real / matched
-            );
-        }
-    }
 }
 
 pub(crate) fn sizes() {
