@@ -70,6 +70,15 @@ pub(super) fn clean(value: &str, max: usize, breaks: bool) -> Result<String, Str
     Ok(trimmed.to_string())
 }
 
+/// `clean`, with something in it besides white space.
+fn clean_required(value: &str, max: usize, breaks: bool) -> Result<String, String> {
+    let text = clean(value, max, breaks)?;
+    if text.is_empty() {
+        return Err("must not be blank".into());
+    }
+    Ok(text)
+}
+
 /// Whether a character is one `text` or `prose` refuses: for checks of text that did not come
 /// through a wire type (a stored value, a generated document).
 pub fn is_hidden(c: char) -> bool {
@@ -102,11 +111,7 @@ pub struct RequiredText<const MAX: usize>(String);
 
 impl<const MAX: usize> RequiredText<MAX> {
     pub fn parse(value: &str) -> Result<Self, String> {
-        let text = clean(value, MAX, false)?;
-        if text.is_empty() {
-            return Err("must not be blank".into());
-        }
-        Ok(Self(text))
+        clean_required(value, MAX, false).map(Self)
     }
 }
 
@@ -140,11 +145,7 @@ pub struct RequiredProse<const MAX: usize>(String);
 
 impl<const MAX: usize> RequiredProse<MAX> {
     pub fn parse(value: &str) -> Result<Self, String> {
-        let text = clean(value, MAX, true)?;
-        if text.is_empty() {
-            return Err("must not be blank".into());
-        }
-        Ok(Self(text))
+        clean_required(value, MAX, true).map(Self)
     }
 }
 
