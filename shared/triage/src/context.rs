@@ -148,6 +148,9 @@ pub(crate) struct Analyser<'r> {
     /// A counted text said that something is happening now and badly (`Dialogue::Acute`,
     /// not negated, not in the past, not an "if").
     acute: bool,
+    /// A counted text said that the means of a suicide are at hand (`Dialogue::Means`, read
+    /// as `acute` is).
+    means: bool,
 }
 
 /// What one sentence holds, once its modifiers are applied.
@@ -194,6 +197,7 @@ impl<'r> Analyser<'r> {
             entries: Vec::new(),
             third_party: false,
             acute: false,
+            means: false,
         }
     }
 
@@ -203,6 +207,7 @@ impl<'r> Analyser<'r> {
         self.entries.clear();
         self.third_party = false;
         self.acute = false;
+        self.means = false;
     }
 
     /// Reads a caller line (transcript index `index`).
@@ -257,6 +262,10 @@ impl<'r> Analyser<'r> {
                 }
             }
         }
+        out.push_str(&format!(
+            "signals: acute={} means={}\n",
+            self.acute, self.means
+        ));
         out
     }
 
@@ -414,9 +423,9 @@ impl<'r> Analyser<'r> {
             {
                 self.third_party = true;
             }
-            if !self.acute {
-                self.acute = self.says_acute(&self.hits[i..j], lang, reading.cues);
-            }
+            let hits = &self.hits[i..j];
+            self.acute = self.acute || self.says_now(hits, lang, reading.cues, Dialogue::Acute);
+            self.means = self.means || self.says_now(hits, lang, reading.cues, Dialogue::Means);
             self.entries.push(Entry::Clause(Clause {
                 unit,
                 orig: (s.orig_start, s.orig_end),
@@ -552,8 +561,12 @@ impl<'r> Analyser<'r> {
         // "clammy", "it won't stop") is escalated: where a rule must guess, it escalates.
         // Not low mood or medication: "help me" about loneliness or a missed dose is not an
         // emergency (a death wish has triggers of its own).
+        // Low mood in a call that says the means of a suicide are at hand ("the tablets are
+        // on the table", "the bridge", "the letters are written") is a plan: self-harm.
         let escalates = !matches!(category, Category::LowMood | Category::Medication);
-        let category = if category.level() == Level::Concern && escalates && self.acute {
+        let category = if category == Category::LowMood && self.means {
+            Category::SelfHarm
+        } else if category.level() == Level::Concern && escalates && self.acute {
             Category::OtherEmergency
         } else {
             category

@@ -274,22 +274,29 @@ pub fn explain(text: &str) -> String {
     let Ok(rules) = rules::RULES.as_ref() else {
         return "the rules do not load: run validate_rules()".to_string();
     };
-    let mut analyser = context::Analyser::new(rules);
-    let parts: Vec<&str> = text.split(" | ").collect();
-    for (i, line) in parts.iter().enumerate() {
-        if let Some(agent) = line.strip_prefix("A:") {
-            let reply = parts
-                .get(i + 1)
-                .filter(|l| !l.starts_with("A:") && !l.starts_with("S:"))
-                .map(|l| (*l, i + 1));
-            analyser.agent_line(agent, i, reply);
-        } else if let Some(summary) = line.strip_prefix("S:") {
-            analyser.summary(summary);
-        } else {
-            analyser.caller_line(line, i);
+    let mut transcript = Vec::new();
+    let mut summary = None;
+    for part in text.split(" | ") {
+        match (part.strip_prefix("A:"), part.strip_prefix("S:")) {
+            (Some(agent), _) => transcript.push(Line {
+                by: Speaker::Agent,
+                message: agent,
+            }),
+            (_, Some(text)) => summary = Some(text),
+            _ => transcript.push(Line {
+                by: Speaker::Caller,
+                message: part,
+            }),
         }
     }
-    analyser.dump()
+    let call = CallText {
+        transcript: &transcript,
+        requests: &[],
+        summary,
+    };
+    let mut analyser = context::Analyser::new(rules);
+    let finding = read(&mut analyser, &call);
+    format!("{}finding: {finding:?}\n", analyser.dump())
 }
 
 /// Loads and checks the embedded rules; call it at start-up to fail there, not in a call.

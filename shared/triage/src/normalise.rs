@@ -61,6 +61,14 @@ const SPOKEN: [(&str, &str); 7] = [
 /// The text of the comma token.
 pub(crate) const COMMA: &str = ",";
 
+/// The text of the gap token: a transcriber's marker ("[inaudible]", "(ohörbart)") where words
+/// are missing. It is one unheard word, not a clause break: a trigger's `~` skips it ("don't
+/// want [inaudible] to be here") and a modifier reaches across it ("inte (ohörbart) ramlat").
+pub(crate) const GAP: &str = "_";
+
+/// A transcriber's marker is at most this many bytes between its brackets.
+const MARKER_BYTES: usize = 32;
+
 impl Tokens {
     /// The folded text of token `i`.
     #[inline]
@@ -80,6 +88,12 @@ impl Tokens {
         self.word(i) == COMMA.as_bytes()
     }
 
+    /// Whether token `i` is a gap (a transcriber's marker).
+    #[inline]
+    pub(crate) fn is_gap(&self, i: usize) -> bool {
+        self.word(i) == GAP.as_bytes()
+    }
+
     /// Number of folded bytes of all tokens.
     pub(crate) fn letters(&self) -> usize {
         self.text.len()
@@ -87,7 +101,9 @@ impl Tokens {
 
     /// Number of word tokens (commas not counted).
     pub(crate) fn word_count(&self) -> usize {
-        (0..self.toks.len()).filter(|&i| !self.is_comma(i)).count()
+        (0..self.toks.len())
+            .filter(|&i| !self.is_comma(i) && !self.is_gap(i))
+            .count()
     }
 
     /// Normalises `input` into `self`, replacing what was there.
@@ -144,6 +160,11 @@ impl Tokens {
                 Class::Space => builder.end_word(),
                 Class::Comma => {
                     builder.end_word();
+                    if let Some(len) = marker_len(&input[at..]) {
+                        builder.gap(at);
+                        at += len;
+                        continue;
+                    }
                     builder.comma(at);
                 }
                 Class::Stop { question } => {
@@ -247,10 +268,29 @@ impl Builder<'_> {
         });
     }
 
+    fn gap(&mut self, at: usize) {
+        // Missing words at the start of a sentence, or beside other missing words, add nothing.
+        let n = self.out.toks.len();
+        if n == self.sent_start_tok || self.out.is_gap(n - 1) {
+            if n == self.sent_start_tok && self.sent_orig_start.is_none() {
+                self.sent_orig_start = Some(at);
+            }
+            return;
+        }
+        let start = self.out.text.len();
+        self.out.text.extend_from_slice(GAP.as_bytes());
+        self.out.toks.push(Tok {
+            start: start as u32,
+            end: self.out.text.len() as u32,
+            cap: false,
+        });
+    }
+
     fn end_sentence(&mut self, after: usize, question: bool) {
-        // A trailing comma belongs to no clause.
+        // A trailing comma or gap belongs to no clause.
         while self.out.toks.len() > self.sent_start_tok
-            && self.out.is_comma(self.out.toks.len() - 1)
+            && (self.out.is_comma(self.out.toks.len() - 1)
+                || self.out.is_gap(self.out.toks.len() - 1))
         {
             self.out.toks.pop();
         }
@@ -273,6 +313,29 @@ impl Builder<'_> {
         self.sent_start_tok = end;
         self.sent_orig_start = None;
     }
+}
+
+/// The length of the transcriber's marker `text` starts with, brackets included: "[inaudible]",
+/// "[crackle]", "(ohörbart)", "(skratt)"; letters and spaces only, at most three words in square
+/// brackets and two in round ones (a longer aside in parentheses is prose, read as a clause).
+fn marker_len(text: &str) -> Option<usize> {
+    let (close, most) = match text.as_bytes().first()? {
+        b'[' => (']', 3),
+        b'(' => (')', 2),
+        _ => return None,
+    };
+    let end = text
+        .char_indices()
+        .skip(1)
+        .take_while(|&(i, _)| i <= MARKER_BYTES)
+        .find(|&(_, c)| c == close)?
+        .0;
+    let inner = &text[1..end];
+    let letters = inner
+        .chars()
+        .all(|c| c.is_alphabetic() || c == ' ' || c == '-');
+    let words = inner.split_whitespace().count();
+    (letters && (1..=most).contains(&words)).then_some(end + close.len_utf8())
 }
 
 /// Every ASCII character lowercased.

@@ -133,6 +133,9 @@ pub(crate) enum Dialogue {
     /// A sign that what the call raised is happening now and badly ("suddenly", "clammy",
     /// "it won't stop", "help me"): it makes a concern urgent.
     Acute,
+    /// The means or the preparations of a suicide at hand ("the tablets are laid out", "the
+    /// bridge", "letters to the children"): it makes low mood urgent self-harm.
+    Means,
 }
 
 /// What a pattern is for.
@@ -372,7 +375,8 @@ fn used_for(role: Role) -> u8 {
             | Dialogue::ThirdParty
             | Dialogue::Present
             | Dialogue::Client
-            | Dialogue::Acute,
+            | Dialogue::Acute
+            | Dialogue::Means,
         ) => FOR_TEXT,
     }
 }

@@ -483,3 +483,55 @@ fn spoken_swedish_forms_read_as_the_written_ones() {
     assert_eq!(said(&["Hon rör sej inte."]), "unconscious");
     assert_eq!(said(&["Jag kan inte resa mej."]), "fall");
 }
+
+#[test]
+fn a_transcribers_marker_is_one_unheard_word_not_a_clause_break() {
+    // A trigger reaches across it...
+    assert_eq!(
+        said(&["...don't want... [inaudible]... to be here any more..."]),
+        "self_harm"
+    );
+    // ...and so does a negation or a time before it.
+    assert_eq!(
+        said(&["nej, jag har inte... (ohörbart) ...ramlat."]),
+        "none"
+    );
+    assert_eq!(
+        said(&["förra året... (ohörbart) ...bröt handleden..."]),
+        "none"
+    );
+    // A longer aside in parentheses is prose, not a marker.
+    assert_eq!(
+        said(&["I fell (the rug by the door, again) and can't get up"]),
+        "fall"
+    );
+}
+
+#[test]
+fn low_mood_with_the_means_at_hand_is_self_harm_and_without_them_stays_low_mood() {
+    assert_eq!(
+        said(&[
+            "Det är ingen som skulle sakna mig.",
+            "Jag har lagt fram alla mina tabletter på köksbordet."
+        ]),
+        "self_harm"
+    );
+    assert_eq!(
+        said(&[
+            "Nobody would care.",
+            "I've got my coat on. I'm going to the bridge."
+        ]),
+        "self_harm"
+    );
+    assert_eq!(said(&["Nobody would care."]), "low_mood");
+    // Means denied, or with no low mood in the call, are nothing.
+    assert_eq!(
+        said(&["Nobody would care.", "I haven't got the tablets out, no."]),
+        "low_mood"
+    );
+    assert_eq!(
+        said(&["I'm going to the bridge to feed the ducks."]),
+        "none"
+    );
+    assert_eq!(said(&["Ingen kommer att sakna mig."]), "low_mood");
+}

@@ -248,9 +248,9 @@ pub(super) fn collect(
             if reading == FOR_REPLY {
                 continue;
             }
-            if let Some(node) =
-                node.filter(|_| i + 1 < s.end && !toks.is_comma(i) && !toks.is_comma(i + 1))
-            {
+            if let Some(node) = node.filter(|_| {
+                i + 1 < s.end && !toks.is_comma(i) && !toks.is_comma(i + 1) && !toks.is_gap(i + 1)
+            }) {
                 rules.joined(node, toks.word(i + 1), |id| {
                     if rules.patterns[id as usize].lang & lang != 0 {
                         hits.push((

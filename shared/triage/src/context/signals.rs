@@ -1,5 +1,6 @@
 //! Owns the call-wide signals read beside the triggers: the agent's promise that help is
-//! coming, and a caller's sign that what they raise is happening now and badly.
+//! coming, a caller's sign that what they raise is happening now and badly, and the means of
+//! a suicide at hand.
 
 use super::*;
 
@@ -20,12 +21,18 @@ fn says(rules: &Rules, hits: &[(usize, Hit)], what: Dialogue, lang: u8) -> bool 
 }
 
 impl Analyser<'_> {
-    /// Whether a sentence (its `hits`, language and modifier kinds `cues`) says of the client
-    /// that something is happening now and badly: an acuity cue, not negated, past or
-    /// hypothetical, and not about someone else ("my sister is in hospital").
-    pub(super) fn says_acute(&self, hits: &[(usize, Hit)], lang: u8, cues: u16) -> bool {
+    /// Whether a sentence (its `hits`, language and modifier kinds `cues`) says the signal
+    /// `what` (acuity, means at hand) of the client now: not negated, past or hypothetical,
+    /// and not about someone else ("my sister is in hospital").
+    pub(super) fn says_now(
+        &self,
+        hits: &[(usize, Hit)],
+        lang: u8,
+        cues: u16,
+        what: Dialogue,
+    ) -> bool {
         let someone_else = cues & (Kind::Other.bit() | Kind::OtherElsewhere.bit()) != 0;
-        says(self.rules, hits, Dialogue::Acute, lang)
+        says(self.rules, hits, what, lang)
             && !someone_else
             && !hedged(
                 self.rules,

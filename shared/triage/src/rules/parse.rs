@@ -305,6 +305,7 @@ fn parse_dialogue<'a>(f: &[&'a str]) -> Result<(Role, &'a str), String> {
         "client" => Dialogue::Client,
         "dispatch" => Dialogue::Dispatch,
         "acute" => Dialogue::Acute,
+        "means" => Dialogue::Means,
         other => match other.strip_prefix("inability:").and_then(Category::parse) {
             Some(c) => Dialogue::Inability(c),
             None => return Err(format!("unknown dialogue kind {other:?}")),
