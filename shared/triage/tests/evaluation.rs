@@ -54,8 +54,8 @@ const DEV9_MAX_FALSE_ALARM: f64 = 13.0 / 160.0;
 // The tenth development set was the held-out set until its first measurement, 2026-11-27:
 // 128 of 140 urgent calls (91.4 %), 23 false alarms of 160 (14.4 %). Its misses and false
 // alarms were turned into families since (a transcriber's marker is an unheard word, low mood
-// with the means at hand is self-harm): no urgent call missed, 8 false alarms (5.0 %).
-const DEV10_MAX_FALSE_ALARM: f64 = 8.0 / 160.0;
+// with the means at hand is self-harm): no urgent call missed, 6 false alarms (3.8 %).
+const DEV10_MAX_FALSE_ALARM: f64 = 6.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
