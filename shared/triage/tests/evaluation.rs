@@ -42,14 +42,16 @@ const DEV7_MAX_FALSE_ALARM: f64 = 13.0 / 160.0;
 
 // The eighth development set was the held-out set until its first measurement, 2026-11-27:
 // 126 of 140 urgent calls (90.0 %), 30 false alarms of 160 (18.8 %). Its misses and false
-// alarms were turned into families since: no urgent call missed, 26 false alarms (16.2 %).
-const DEV8_MAX_FALSE_ALARM: f64 = 26.0 / 160.0;
+// alarms were turned into families since: no urgent call missed, 26 false alarms (16.2 %),
+// 22 (13.8 %) after more families of its false alarms with the tenth set.
+const DEV8_MAX_FALSE_ALARM: f64 = 22.0 / 160.0;
 
 // The ninth development set was the held-out set until its first measurement, 2026-11-27:
 // 134 of 140 urgent calls (95.7 %), 18 false alarms of 160 (11.2 %). Its misses and false
-// alarms were turned into families since: 139 of 140, 13 false alarms (8.1 %).
+// alarms were turned into families since: 139 of 140, 13 false alarms (8.1 %), 12 (7.5 %)
+// with the tenth set's.
 const DEV9_MIN_RECALL: f64 = 139.0 / 140.0;
-const DEV9_MAX_FALSE_ALARM: f64 = 13.0 / 160.0;
+const DEV9_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
 
 // The tenth development set was the held-out set until its first measurement, 2026-11-27:
 // 128 of 140 urgent calls (91.4 %), 23 false alarms of 160 (14.4 %). Its misses and false
