@@ -171,6 +171,21 @@ pub struct Problem {
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
+/// The documented answer of a route that opens a client's record once the account has opened
+/// more than its portal allows in the period (`ApiError` answers it; this names it once for
+/// every such route's OpenAPI `responses`).
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 429,
+    description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert."
+)]
+pub struct ReadingLimited(pub Problem);
+
+/// The documented answer of an admin-only route to a staff member.
+#[derive(utoipa::IntoResponses)]
+#[response(status = 403, description = "The caller is not an admin.")]
+pub struct NotAdmin(pub Problem);
+
 /// An error with its causes, for logs.
 pub fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();

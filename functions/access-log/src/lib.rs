@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
-use shared::error::{ApiError, Problem};
+use shared::error::{ApiError, NotAdmin, Problem, ReadingLimited};
 use shared::extract::{Json, JsonResponse, Paged, PathId, Query};
 use shared::ids::ClientId;
 use shared::records::Role;
@@ -214,9 +214,9 @@ impl From<AccessRecord> for ClientAccess {
         (status = 200, description = "The client's accesses, newest first. With `limit`, a `Link: <...>; rel=\"next\"` header names the next page while more follow.",
             body = Vec<ClientAccess>,
             headers(("Link" = String, description = "The next page, when `limit` was given and more accesses follow."))),
-        (status = 403, description = "The caller is not an admin.", body = Problem),
+        NotAdmin,
         (status = 404, description = "No client with this id in the caller's portal.", body = Problem),
-        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
+        ReadingLimited,
     ),
     security(("bearer" = []))
 )]
@@ -259,7 +259,7 @@ async fn client_extract(
         (status = 200, description = "The portal's access records, newest first. With `limit`, a `Link: <...>; rel=\"next\"` header names the next page (same filters) while more follow.",
             body = Vec<AccessRecord>,
             headers(("Link" = String, description = "The next page, when `limit` was given and more records follow."))),
-        (status = 403, description = "The caller is not an admin.", body = Problem),
+        NotAdmin,
     ),
     security(("bearer" = []))
 )]
@@ -360,7 +360,7 @@ pub struct RecordedReview {
     request_body = ReviewRequest,
     responses(
         (status = 201, description = "The review as recorded, with the drawn records.", body = RecordedReview),
-        (status = 403, description = "The caller is not an admin.", body = Problem),
+        NotAdmin,
     ),
     security(("bearer" = []))
 )]
@@ -432,7 +432,7 @@ async fn record_review(
         (status = 200, description = "The reviews, newest first. With `limit`, a `Link: <...>; rel=\"next\"` header names the next page while more follow.",
             body = Vec<Review>,
             headers(("Link" = String, description = "The next page, when `limit` was given and more reviews follow."))),
-        (status = 403, description = "The caller is not an admin.", body = Problem),
+        NotAdmin,
     ),
     security(("bearer" = []))
 )]

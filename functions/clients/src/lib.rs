@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
-use shared::error::{ApiError, Problem};
+use shared::error::{ApiError, Problem, ReadingLimited};
 use shared::extract::{Json, JsonResponse, Paged, PathId, Query};
 use shared::ids::ClientId;
 use shared::phone::DefaultRegion;
@@ -193,7 +193,7 @@ impl ClientPatch {
     responses(
         (status = 200, description = "The updated client.", body = Client),
         (status = 404, description = "No client with this id in the caller's portal.", body = Problem),
-        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
+        ReadingLimited,
     ),
     security(("bearer" = []))
 )]

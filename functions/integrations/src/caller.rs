@@ -17,6 +17,8 @@ use shared::wire::{RequiredText, Text};
 use axum::extract::State;
 use http::HeaderMap;
 use shared::error::Problem;
+
+use crate::answers::UnsignedPortal;
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 
 use crate::{IntegrationsState, authenticate, client_for_number};
@@ -265,7 +267,7 @@ async fn context(
     responses(
         (status = 200, description = "The caller's context; the unknown caller's when the number is not one client's, or the lookup did not finish in time.", body = CallerContext),
         (status = 400, description = "A body that is not the JSON described, or a blank `callId`.", body = Problem),
-        (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
+        UnsignedPortal,
     )
 )]
 pub async fn inbound_call(

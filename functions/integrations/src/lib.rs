@@ -5,6 +5,7 @@
 //! Deliveries are idempotent by `eventId` and may arrive in any order.
 
 mod analyzed;
+pub mod answers;
 mod call_alerts;
 pub mod caller;
 mod ended;
@@ -34,6 +35,8 @@ use shared::audit::{AccessNote, AuditLog};
 use shared::clock::Clock;
 use shared::domain::Delays;
 use shared::error::{ApiError, Problem};
+
+use crate::answers::UnsignedPortal;
 use shared::escalation::Escalator;
 use shared::extract::{JsonBytes, JsonResponse};
 use shared::ids::PortalId;
@@ -229,7 +232,7 @@ pub(crate) fn authenticate(
     responses(
         (status = 200, description = "The call the delivery concerns (`null` for `call.failed`, which concerns none).", body = Ingested),
         (status = 202, description = "An analysis whose call has not ended yet: held, merged when it does (`phoneCallId` null).", body = Ingested),
-        (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
+        UnsignedPortal,
         (status = 409, description = "This `eventId` was delivered before for another conversation (or, for `call.failed`, with another report).", body = Problem),
     )
 )]

@@ -21,6 +21,8 @@ use axum::extract::State;
 use http::HeaderMap;
 use shared::audit::AccessNote;
 use shared::error::Problem;
+
+use crate::answers::UnsignedPortal;
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 use shared::store::NewRequest;
 use shared::store::access_log::{Accessor, Action};
@@ -397,7 +399,7 @@ async fn emergency_alert(
         (status = 200, description = "Carried out (or carried out before, for a repeated `toolCallId`).", body = ToolResult),
         (status = 400, description = "An unknown tool, or arguments that are not what the tool takes.", body = Problem),
         (status = 409, description = "The call has reached its limit of 100 requests written down (or 1,000 tool calls).", body = Problem),
-        (status = 401, description = "A missing, malformed, stale or wrong signature, or an unknown portal (one answer for all).", body = Problem),
+        UnsignedPortal,
     )
 )]
 pub async fn voice_tool(

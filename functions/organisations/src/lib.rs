@@ -18,7 +18,7 @@ use matcher::score::{Ranked, SUGGESTION_THRESHOLD, rank};
 use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
 use shared::clock::Clock;
-use shared::error::{ApiError, Problem};
+use shared::error::{ApiError, Problem, ReadingLimited};
 use shared::extract::{Json, JsonResponse};
 use shared::ids::{CallId, ClientId, OrganisationId};
 use shared::phone::MetadataLoad;
@@ -419,7 +419,7 @@ struct FixBody {
         (status = 403, description = "`primaryNumber` was given for a client of another portal of the organisation; nothing was written.", body = Problem),
         (status = 404, description = "No such call in the caller's portal, or no such live client in the caller's organisation.", body = Problem),
         (status = 409, description = "The call has more client requests than one transaction can move.", body = Problem),
-        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
+        ReadingLimited,
     ),
     security(("bearer" = []))
 )]

@@ -10,7 +10,7 @@ use http::HeaderMap;
 
 use shared::audit::{AccessNote, AuditLog};
 use shared::auth::{Authenticator, Caller};
-use shared::error::{ApiError, Problem};
+use shared::error::{ApiError, Problem, ReadingLimited};
 use shared::extract::{JsonFlavour, JsonResponse, PathId};
 use shared::ids::CallId;
 use shared::records::{ClientRequest, PhoneCall};
@@ -67,7 +67,7 @@ pub fn routes(state: PhoneCallsState) -> Router {
                 (Vec<PhoneCall> = "text/plain"),
             )),
         (status = 404, description = "No call with this id in the caller's portal.", body = Problem),
-        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
+        ReadingLimited,
         (status = 406, description = "`Accept` allows none of application/json, text/json, text/plain.", body = Problem),
     ),
     security(("bearer" = []))
@@ -113,7 +113,7 @@ async fn get_call(
                 (Vec<ClientRequest> = "text/plain"),
             )),
         (status = 404, description = "No call with this id in the caller's portal.", body = Problem),
-        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
+        ReadingLimited,
         (status = 406, description = "`Accept` allows none of application/json, text/json, text/plain.", body = Problem),
     ),
     security(("bearer" = []))

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use shared::audit::AccessNote;
 use shared::auth::Caller;
 use shared::domain::{AckOutcome, Alert, AlertReason, AlertStatus};
-use shared::error::{ApiError, Problem};
+use shared::error::{ApiError, Problem, ReadingLimited};
 use shared::extract::{Json, JsonResponse, Paged, PathId, Query};
 use shared::ids::AlertId;
 use shared::records::Role;
@@ -160,7 +160,7 @@ pub(crate) async fn list_alerts(
     responses(
         (status = 200, description = "The alert.", body = AlertView),
         (status = 404, description = "No such alert in the caller's portal.", body = Problem),
-        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
+        ReadingLimited,
     ),
     security(("bearer" = []))
 )]
@@ -221,7 +221,7 @@ pub(crate) struct AcknowledgeBody {
         (status = 200, description = "The acknowledged alert.", body = AlertView),
         (status = 400, description = "The note is missing, blank, too long or holds control characters, or the outcome is unknown, or missing for an urgent alert.", body = Problem),
         (status = 404, description = "No such alert in the caller's portal.", body = Problem),
-        (status = 429, description = "This account opened more clients' records in the period than the portal's threshold (`UnusualReadingClients` in `UnusualReadingMinutes`): refused until the period ends, as `Retry-After` says; the portal's admins get an `unusual_access` alert.", body = Problem),
+        ReadingLimited,
         (status = 409, description = "The alert was acknowledged already.", body = Problem),
     ),
     security(("bearer" = []))

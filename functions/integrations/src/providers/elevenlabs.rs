@@ -7,6 +7,8 @@ use serde_json::{Map, Value, json};
 
 use shared::audit::AccessNote;
 use shared::error::{ApiError, Problem};
+
+use crate::answers::BadSecret;
 use shared::extract::{JsonBytes, JsonResponse, PathId, decode_json};
 use shared::ids::PortalId;
 
@@ -45,7 +47,7 @@ struct ElevenLabsInbound {
     responses(
         (status = 200, description = "The caller's context as ElevenLabs' dynamic variables.", body = Object, example = json!({"type": "conversation_initiation_client_data", "dynamic_variables": {"knownCaller": "false", "firstName": "", "language": "", "openRequests": "0", "questionnaireClientId": "", "questions": ""}})),
         (status = 400, description = "A body that is not ElevenLabs' initiation webhook.", body = Problem),
-        (status = 401, description = "A missing or wrong secret header.", body = Problem),
+        BadSecret,
     )
 )]
 pub async fn elevenlabs_inbound(
@@ -124,7 +126,7 @@ async fn elevenlabs_tool(
     responses(
         (status = 200, description = "The sentence for the agent.", body = Object, example = json!({"result": "I have written that down; the staff will see it."})),
         (status = 400, description = "Parameters the tool does not take.", body = Problem),
-        (status = 401, description = "A missing or wrong secret header.", body = Problem),
+        BadSecret,
     )
 )]
 pub async fn elevenlabs_record_request(
@@ -163,7 +165,7 @@ pub async fn elevenlabs_record_request(
     responses(
         (status = 200, description = "The sentence for the agent.", body = Object, example = json!({"result": "I have alerted the staff. Someone will contact you as soon as possible. Stay on the line."})),
         (status = 400, description = "Parameters the tool does not take.", body = Problem),
-        (status = 401, description = "A missing or wrong secret header.", body = Problem),
+        BadSecret,
     )
 )]
 pub async fn elevenlabs_report_emergency(

@@ -7,6 +7,8 @@ use serde_json::{Map, Value, json};
 
 use shared::audit::AccessNote;
 use shared::error::{ApiError, Problem};
+
+use crate::answers::BadSignature;
 use shared::extract::{JsonBytes, JsonResponse, PathId, decode_json};
 use shared::ids::PortalId;
 
@@ -52,7 +54,7 @@ struct RetellInboundCall {
     responses(
         (status = 200, description = "The caller's context as Retell's dynamic variables (an unknown caller's when unknown or late).", body = Object, example = json!({"call_inbound": {"dynamic_variables": {"knownCaller": "true", "firstName": "Margareta", "language": "sv", "openRequests": "0", "questionnaireClientId": "", "questions": ""}}})),
         (status = 400, description = "A body that is not Retell's inbound webhook.", body = Problem),
-        (status = 401, description = "A missing, stale or wrong signature.", body = Problem),
+        BadSignature,
     )
 )]
 pub async fn retell_inbound(
@@ -111,7 +113,7 @@ struct RetellCall {
     responses(
         (status = 200, description = "The sentence for the agent.", body = String, example = json!("I have written that down; the staff will see it.")),
         (status = 400, description = "An unknown function or arguments it does not take.", body = Problem),
-        (status = 401, description = "A missing, stale or wrong signature.", body = Problem),
+        BadSignature,
     )
 )]
 pub async fn retell_tool(

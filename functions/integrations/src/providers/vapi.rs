@@ -7,6 +7,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use shared::error::{ApiError, Problem};
+
+use crate::answers::BadSignature;
 use shared::extract::{JsonBytes, JsonResponse, PathId, decode_json};
 use shared::ids::PortalId;
 
@@ -77,7 +79,7 @@ pub struct VapiQuery {
     responses(
         (status = 200, description = "The answer in Vapi's shape for the message type.", body = Object, example = json!({"assistantId": "asst_care", "assistantOverrides": {"variableValues": {"knownCaller": "true", "firstName": "Margareta", "language": "sv", "openRequests": "0", "questionnaireClientId": "", "questions": ""}}})),
         (status = 400, description = "A body that is not a Vapi server message, an `assistant-request` without `assistantId`, or a tool call the tools do not take.", body = Problem),
-        (status = 401, description = "A missing, stale or wrong signature.", body = Problem),
+        BadSignature,
     )
 )]
 pub async fn vapi_message(
