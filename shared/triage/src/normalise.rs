@@ -61,9 +61,9 @@ const SPOKEN: [(&str, &str); 7] = [
 /// The text of the comma token.
 pub(crate) const COMMA: &str = ",";
 
-/// The text of the gap token: a transcriber's marker ("[inaudible]", "(ohörbart)") where words
+/// The text of the gap token: a transcriber's marker ("[inaudible]", "[ohörbart]") where words
 /// are missing. It is one unheard word, not a clause break: a trigger's `~` skips it ("don't
-/// want [inaudible] to be here") and a modifier reaches across it ("inte (ohörbart) ramlat").
+/// want [inaudible] to be here") and a modifier reaches across it ("inte [ohörbart] ramlat").
 pub(crate) const GAP: &str = "_";
 
 /// A transcriber's marker is at most this many bytes between its brackets.
@@ -316,26 +316,23 @@ impl Builder<'_> {
 }
 
 /// The length of the transcriber's marker `text` starts with, brackets included: "[inaudible]",
-/// "[crackle]", "(ohörbart)", "(skratt)"; letters and spaces only, at most three words in square
-/// brackets and two in round ones (a longer aside in parentheses is prose, read as a clause).
+/// "[crackle]", "[ohörbart]"; letters and spaces only, at most three words. Round brackets are
+/// not markers: in a note they hold what was said ("Ester (känd afasi) kräver läkare").
 fn marker_len(text: &str) -> Option<usize> {
-    let (close, most) = match text.as_bytes().first()? {
-        b'[' => (']', 3),
-        b'(' => (')', 2),
-        _ => return None,
-    };
+    if !text.starts_with('[') {
+        return None;
+    }
     let end = text
         .char_indices()
-        .skip(1)
         .take_while(|&(i, _)| i <= MARKER_BYTES)
-        .find(|&(_, c)| c == close)?
+        .find(|&(_, c)| c == ']')?
         .0;
     let inner = &text[1..end];
     let letters = inner
         .chars()
         .all(|c| c.is_alphabetic() || c == ' ' || c == '-');
     let words = inner.split_whitespace().count();
-    (letters && (1..=most).contains(&words)).then_some(end + close.len_utf8())
+    (letters && (1..=3).contains(&words)).then_some(end + 1)
 }
 
 /// Every ASCII character lowercased.

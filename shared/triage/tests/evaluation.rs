@@ -60,6 +60,15 @@ const DEV9_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
 // with the means at hand is self-harm): no urgent call missed, 5 false alarms (3.1 %).
 const DEV10_MAX_FALSE_ALARM: f64 = 5.0 / 160.0;
 
+// The held-out set's first measurement, 2026-11-27: 137 of 140 urgent calls (97.9 %), 30
+// false alarms of 160 (18.8 %); the rules of the start of that day scored 138 of 140 and 29
+// on it (round brackets read as a transcriber's marker dropped "(känd afasi)"; they are
+// prose again since, which makes 138 of 140 and 30). These bars keep the rules from getting
+// worse on it; the goal is not met on it (docs/triage.md). Never tuned on: a change made from
+// its misses needs a new held-out set.
+const HOLDOUT_MIN_RECALL: f64 = 137.0 / 140.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 30.0 / 160.0;
+
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
 const MAX_FALSE_ALARM_RATE: f64 = 0.10;
@@ -312,4 +321,13 @@ fn ninth_dev_set_keeps_its_tuned_recall_and_false_alarm_rate() {
 #[test]
 fn tenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
     evaluate("dev10.cases.json", 1.0, DEV10_MAX_FALSE_ALARM);
+}
+
+#[test]
+fn holdout_set_meets_the_bars_the_lead_set_from_its_first_measurement() {
+    evaluate(
+        "holdout.cases.json",
+        HOLDOUT_MIN_RECALL,
+        HOLDOUT_MAX_FALSE_ALARM,
+    );
 }
