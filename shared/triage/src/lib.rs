@@ -274,6 +274,20 @@ pub fn explain(text: &str) -> String {
     let Ok(rules) = rules::RULES.as_ref() else {
         return "the rules do not load: run validate_rules()".to_string();
     };
+    let (transcript, summary) = written_call(text);
+    let call = CallText {
+        transcript: &transcript,
+        requests: &[],
+        summary,
+    };
+    let mut analyser = context::Analyser::new(rules);
+    let finding = read(&mut analyser, &call);
+    format!("{}finding: {finding:?}\n", analyser.dump())
+}
+
+/// A call written on one line, as `explain` and the crate's test rows take it: lines separated
+/// by " | ", an agent's starting "A:", the summary "S:", the caller's otherwise.
+fn written_call(text: &str) -> (Vec<Line<'_>>, Option<&str>) {
     let mut transcript = Vec::new();
     let mut summary = None;
     for part in text.split(" | ") {
@@ -289,14 +303,7 @@ pub fn explain(text: &str) -> String {
             }),
         }
     }
-    let call = CallText {
-        transcript: &transcript,
-        requests: &[],
-        summary,
-    };
-    let mut analyser = context::Analyser::new(rules);
-    let finding = read(&mut analyser, &call);
-    format!("{}finding: {finding:?}\n", analyser.dump())
+    (transcript, summary)
 }
 
 /// Loads and checks the embedded rules; call it at start-up to fail there, not in a call.

@@ -252,33 +252,26 @@ impl Builder<'_> {
     fn comma(&mut self, at: usize) {
         // A comma at the start of a sentence, or after another comma, says nothing; an opening
         // one ("(ohörbart)") still starts the sentence's text.
-        let n = self.out.toks.len();
-        if n == self.sent_start_tok || self.out.is_comma(n - 1) {
-            if n == self.sent_start_tok && self.sent_orig_start.is_none() {
-                self.sent_orig_start = Some(at);
-            }
-            return;
-        }
-        let start = self.out.text.len();
-        self.out.text.extend_from_slice(COMMA.as_bytes());
-        self.out.toks.push(Tok {
-            start: start as u32,
-            end: self.out.text.len() as u32,
-            cap: false,
-        });
+        self.mark(at, COMMA);
     }
 
     fn gap(&mut self, at: usize) {
         // Missing words at the start of a sentence, or beside other missing words, add nothing.
+        self.mark(at, GAP);
+    }
+
+    /// Pushes the token `mark` (a comma or a gap) unless the sentence has no words yet or the
+    /// last token is the same mark; at a sentence's start it still marks where its text begins.
+    fn mark(&mut self, at: usize, mark: &str) {
         let n = self.out.toks.len();
-        if n == self.sent_start_tok || self.out.is_gap(n - 1) {
+        if n == self.sent_start_tok || self.out.word(n - 1) == mark.as_bytes() {
             if n == self.sent_start_tok && self.sent_orig_start.is_none() {
                 self.sent_orig_start = Some(at);
             }
             return;
         }
         let start = self.out.text.len();
-        self.out.text.extend_from_slice(GAP.as_bytes());
+        self.out.text.extend_from_slice(mark.as_bytes());
         self.out.toks.push(Tok {
             start: start as u32,
             end: self.out.text.len() as u32,

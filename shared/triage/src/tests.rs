@@ -275,23 +275,7 @@ static PARAPHRASES: LazyLock<Vec<(&str, &str)>> =
 
 /// Triages a row of `PARAPHRASES`: its category, or "none".
 fn paraphrase(text: &str) -> &'static str {
-    let mut transcript = Vec::new();
-    let mut summary = None;
-    for part in text.split(" | ") {
-        if let Some(a) = part.strip_prefix("A:") {
-            transcript.push(Line {
-                by: Speaker::Agent,
-                message: a,
-            });
-        } else if let Some(s) = part.strip_prefix("S:") {
-            summary = Some(s);
-        } else {
-            transcript.push(Line {
-                by: Speaker::Caller,
-                message: part,
-            });
-        }
-    }
+    let (transcript, summary) = crate::written_call(text);
     let call = CallText {
         transcript: &transcript,
         requests: &[],
