@@ -557,12 +557,12 @@ impl<'r> Analyser<'r> {
                 Source::CallerLine(reply),
             ),
         };
-        // A concern said with a sign that it is happening now and badly ("out of nowhere",
-        // "clammy", "it won't stop") is escalated: where a rule must guess, it escalates.
-        // Not low mood or medication: "help me" about loneliness or a missed dose is not an
-        // emergency (a death wish has triggers of its own).
         // Low mood in a call that says the means of a suicide are at hand ("the tablets are
         // on the table", "the bridge", "the letters are written") is a plan: self-harm.
+        // Another concern said with a sign that it is happening now and badly ("out of
+        // nowhere", "clammy", "it won't stop") is escalated: where a rule must guess, it
+        // escalates. Not low mood or medication: "help me" about loneliness or a missed dose
+        // is not an emergency.
         let escalates = !matches!(category, Category::LowMood | Category::Medication);
         let category = if category == Category::LowMood && self.means {
             Category::SelfHarm

@@ -99,7 +99,7 @@ impl Tokens {
         self.text.len()
     }
 
-    /// Number of word tokens (commas not counted).
+    /// Number of word tokens (commas and gaps not counted).
     pub(crate) fn word_count(&self) -> usize {
         (0..self.toks.len())
             .filter(|&i| !self.is_comma(i) && !self.is_gap(i))
