@@ -534,7 +534,13 @@ impl<'r> Analyser<'r> {
                 turns.clear();
             }
         }
-        let &(ci, category, _) = active.iter().filter(|a| a.2).min_by_key(|a| (a.1, a.0))?;
+        // Each finding is escalated before the most severe is chosen, so that a concern that
+        // escalates is never hidden behind one that ranks above it and does not.
+        let (ci, category) = active
+            .iter()
+            .filter(|a| a.2)
+            .map(|&(ci, category, _)| (ci, self.escalated(category)))
+            .min_by_key(|&(ci, category)| (category, ci))?;
         let Entry::Clause(c) = &self.entries[ci] else {
             unreachable!("active entries are clauses")
         };
@@ -557,25 +563,26 @@ impl<'r> Analyser<'r> {
                 Source::CallerLine(reply),
             ),
         };
-        // Low mood in a call that says the means of a suicide are at hand ("the tablets are
-        // on the table", "the bridge", "the letters are written") is a plan: self-harm.
-        // Another concern said with a sign that it is happening now and badly ("out of
-        // nowhere", "clammy", "it won't stop") is escalated: where a rule must guess, it
-        // escalates. Not low mood or medication: "help me" about loneliness or a missed dose
-        // is not an emergency.
-        let escalates = !matches!(category, Category::LowMood | Category::Medication);
-        let category = if category == Category::LowMood && self.means {
-            Category::SelfHarm
-        } else if category.level() == Level::Concern && escalates && self.acute {
-            Category::OtherEmergency
-        } else {
-            category
-        };
         Some(Finding {
             level: category.level(),
             category,
             evidence,
             source,
         })
+    }
+
+    /// A finding's category once the call-wide signals are applied. Low mood in a call that
+    /// says the means of a suicide are at hand ("the tablets are on the table", "the bridge",
+    /// "the letters are written") is a plan: self-harm. Another concern said with a sign that
+    /// it is happening now and badly ("out of nowhere", "clammy", "it won't stop") is an
+    /// emergency: where a rule must guess, it escalates. Not medication, nor low mood on a
+    /// sign alone: "help me" about loneliness or a missed dose is not an emergency.
+    fn escalated(&self, category: Category) -> Category {
+        match category {
+            Category::LowMood if self.means => Category::SelfHarm,
+            Category::LowMood | Category::Medication => category,
+            _ if category.level() == Level::Concern && self.acute => Category::OtherEmergency,
+            _ => category,
+        }
     }
 }

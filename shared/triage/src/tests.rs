@@ -519,3 +519,24 @@ fn low_mood_with_the_means_at_hand_is_self_harm_and_without_them_stays_low_mood(
     );
     assert_eq!(said(&["Ingen kommer att sakna mig."]), "low_mood");
 }
+
+#[test]
+fn an_escalating_concern_is_not_hidden_behind_one_that_ranks_above_it() {
+    // Medication outranks low mood and confusion as a concern, and never escalates itself.
+    assert_eq!(
+        said(&[
+            "I missed my tablets this morning.",
+            "Nobody would care.",
+            "I'm going to the bridge."
+        ]),
+        "self_harm"
+    );
+    assert_eq!(
+        said(&[
+            "I forgot my tablets this morning.",
+            "I'm all muddled, it came on suddenly."
+        ]),
+        "other_emergency"
+    );
+    assert_eq!(said(&["I forgot my tablets this morning."]), "medication");
+}
