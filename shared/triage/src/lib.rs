@@ -274,10 +274,10 @@ pub fn explain(text: &str) -> String {
     let Ok(rules) = rules::RULES.as_ref() else {
         return "the rules do not load: run validate_rules()".to_string();
     };
-    let (transcript, summary) = written_call(text);
+    let (transcript, requests, summary) = written_call(text);
     let call = CallText {
         transcript: &transcript,
-        requests: &[],
+        requests: &requests,
         summary,
     };
     let mut analyser = context::Analyser::new(rules);
@@ -286,24 +286,29 @@ pub fn explain(text: &str) -> String {
 }
 
 /// A call written on one line, as `explain` and the crate's test rows take it: lines separated
-/// by " | ", an agent's starting "A:", the summary "S:", the caller's otherwise.
-fn written_call(text: &str) -> (Vec<Line<'_>>, Option<&str>) {
+/// by " | ", an agent's starting "A:", a request "R:", the summary "S:", the caller's otherwise.
+fn written_call(text: &str) -> (Vec<Line<'_>>, Vec<&str>, Option<&str>) {
     let mut transcript = Vec::new();
+    let mut requests = Vec::new();
     let mut summary = None;
     for part in text.split(" | ") {
-        match (part.strip_prefix("A:"), part.strip_prefix("S:")) {
-            (Some(agent), _) => transcript.push(Line {
+        if let Some(agent) = part.strip_prefix("A:") {
+            transcript.push(Line {
                 by: Speaker::Agent,
                 message: agent,
-            }),
-            (_, Some(text)) => summary = Some(text),
-            _ => transcript.push(Line {
+            });
+        } else if let Some(request) = part.strip_prefix("R:") {
+            requests.push(request);
+        } else if let Some(text) = part.strip_prefix("S:") {
+            summary = Some(text);
+        } else {
+            transcript.push(Line {
                 by: Speaker::Caller,
                 message: part,
-            }),
+            });
         }
     }
-    (transcript, summary)
+    (transcript, requests, summary)
 }
 
 /// Loads and checks the embedded rules; call it at start-up to fail there, not in a call.

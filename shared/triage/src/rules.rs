@@ -296,6 +296,12 @@ impl Paths {
         if sv.min(en) >= 2 && 2 * sv.min(en) >= sv.max(en) {
             return ANY;
         }
+        // One or two marker words of one language and none of the other are too few to tell:
+        // "Brandvarnaren tjuter i hallen" has only "i", which is Swedish too. Such a text
+        // reads both.
+        if sv.min(en) == 0 && sv.max(en) <= 2 {
+            return ANY;
+        }
         match sv.cmp(&en) {
             std::cmp::Ordering::Greater => SV,
             std::cmp::Ordering::Less => EN,
@@ -416,6 +422,15 @@ impl Hit {
     /// Whether every word this hit matched is a word `other` matched too.
     pub(crate) fn within_literally(&self, other: &Hit) -> bool {
         (self.start..self.end).all(|i| !self.covers_literally(i) || other.covers_literally(i))
+    }
+
+    /// Whether this pseudo hit takes back `other`: it overlaps it, unless `other` holds all of
+    /// it (the trigger "did not know where she was" keeps the words of the pseudo "not know");
+    /// a pseudo with context outside its brackets reaches beyond its words, so it takes back
+    /// whatever it overlaps.
+    pub(crate) fn takes_back(&self, rules: &Rules, other: &Hit) -> bool {
+        self.overlaps_literally(other)
+            && (rules.patterns[self.pattern as usize].bracketed || !self.within_literally(other))
     }
 
     /// Whether the two spans overlap at all.

@@ -275,10 +275,10 @@ static PARAPHRASES: LazyLock<Vec<(&str, &str)>> =
 
 /// Triages a row of `PARAPHRASES`: its category, or "none".
 fn paraphrase(text: &str) -> &'static str {
-    let (transcript, summary) = crate::written_call(text);
+    let (transcript, requests, summary) = crate::written_call(text);
     let call = CallText {
         transcript: &transcript,
-        requests: &[],
+        requests: &requests,
         summary,
     };
     triage(&call).map_or("none", |f| f.category.as_str())
@@ -518,6 +518,24 @@ fn low_mood_with_the_means_at_hand_is_self_harm_and_without_them_stays_low_mood(
         "none"
     );
     assert_eq!(said(&["Ingen kommer att sakna mig."]), "low_mood");
+    // A pseudo phrase takes back a signal word as it takes back a trigger: Gun is a name.
+    assert_eq!(
+        said(&["Ingen kommer att sakna mig.", "Ring Gun-Britt i morgon."]),
+        "low_mood"
+    );
+}
+
+#[test]
+fn a_short_text_with_too_few_marker_words_is_read_in_both_languages() {
+    // "i" is the only marker word: English "I", and Swedish "in".
+    assert_eq!(said(&["Brandvarnaren tjuter i hallen!"]), "fire_or_smoke");
+    assert_eq!(summary("Brandvarnare larmar, rök i kök."), "fire_or_smoke");
+    assert_eq!(said(&["I fell."]), "fall");
+    // Two marker words of each language and more of one still read that one alone.
+    assert_eq!(
+        said(&["Jag mår bra i alla fall, och det är skönt."]),
+        "none"
+    );
 }
 
 #[test]

@@ -55,16 +55,8 @@ impl Sentence {
                 Role::Dialogue(_) => {}
             }
         }
-        // A pseudo phrase removes what it overlaps, unless that holds all of it (the trigger
-        // "did not know where she was" keeps the words of the pseudo "not know"; a pseudo with
-        // context outside its brackets reaches beyond its words, so it removes what it overlaps).
         let pseudo = &self.pseudo;
-        let not_pseudo = |h: &Hit| {
-            !pseudo.iter().any(|p| {
-                p.overlaps_literally(h)
-                    && (rules.patterns[p.pattern as usize].bracketed || !p.within_literally(h))
-            })
-        };
+        let not_pseudo = |h: &Hit| !pseudo.iter().any(|p| p.takes_back(rules, h));
         self.triggers.retain(not_pseudo);
         self.modifiers.retain(|m| not_pseudo(&m.0));
         self.terminators.retain(not_pseudo);

@@ -12,11 +12,18 @@ fn hedged(rules: &Rules, hits: &[(usize, Hit)], kinds: &[Kind]) -> bool {
     })
 }
 
-/// Whether any of `hits` is the dialogue word `what` in language `lang`.
+/// Whether any of `hits` is the dialogue word `what` in language `lang`, not taken back by a
+/// pseudo phrase over it as a trigger would be ("Ring Gun-Britt" names no gun).
 fn says(rules: &Rules, hits: &[(usize, Hit)], what: Dialogue, lang: u8) -> bool {
+    let pseudo = |h: &Hit| {
+        hits.iter().any(|(_, q)| {
+            let p = &rules.patterns[q.pattern as usize];
+            p.role == Role::Pseudo && p.lang & lang != 0 && q.takes_back(rules, h)
+        })
+    };
     hits.iter().any(|(_, h)| {
         let p = &rules.patterns[h.pattern as usize];
-        p.role == Role::Dialogue(what) && p.lang & lang != 0
+        p.role == Role::Dialogue(what) && p.lang & lang != 0 && !pseudo(h)
     })
 }
 
