@@ -68,6 +68,13 @@ const DEV10_MAX_FALSE_ALARM: f64 = 5.0 / 160.0;
 // alarms (7.5 %).
 const DEV11_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
 
+// The held-out set's first measurement, 2026-11-27: 135 of 140 urgent calls (96.4 %), 32
+// false alarms of 160 (20.0 %); the rules of the start of that day scored 135 of 140 and 35 on
+// it. These bars keep the rules from getting worse on it; the goal is not met on it
+// (docs/triage.md). Never tuned on: a change made from its misses needs a new held-out set.
+const HOLDOUT_MIN_RECALL: f64 = 135.0 / 140.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 32.0 / 160.0;
+
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
 const MAX_FALSE_ALARM_RATE: f64 = 0.10;
@@ -319,4 +326,13 @@ fn tenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate
 #[test]
 fn eleventh_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
     evaluate("dev11.cases.json", 1.0, DEV11_MAX_FALSE_ALARM);
+}
+
+#[test]
+fn holdout_set_meets_the_bars_the_lead_set_from_its_first_measurement() {
+    evaluate(
+        "holdout.cases.json",
+        HOLDOUT_MIN_RECALL,
+        HOLDOUT_MAX_FALSE_ALARM,
+    );
 }
