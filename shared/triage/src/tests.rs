@@ -558,3 +558,33 @@ fn an_escalating_concern_is_not_hidden_behind_one_that_ranks_above_it() {
     );
     assert_eq!(said(&["I forgot my tablets this morning."]), "medication");
 }
+
+#[test]
+fn a_cue_that_holds_its_own_negation_is_not_negated_by_it() {
+    // "slutar inte" says the pain will not stop; the "inte" is the cue's, not a denial.
+    assert_eq!(
+        said(&["Jag har ont i magen och det slutar inte."]),
+        "other_emergency"
+    );
+    assert_eq!(
+        said(&["Jag har ont i magen som inte slutar."]),
+        "other_emergency"
+    );
+    assert_eq!(said(&["Jag har ont i magen."]), "pain");
+    // A Swedish subordinate clause puts "inte" before the verb.
+    assert_eq!(
+        said(&["Jag har näsblod som inte går att stoppa."]),
+        "bleeding"
+    );
+}
+
+#[test]
+fn self_harm_said_of_the_client_in_the_third_person_or_to_ni_is_urgent() {
+    assert_eq!(summary("Brukaren vill ta sitt liv."), "self_harm");
+    assert_eq!(summary("Brukaren önskar få dö."), "self_harm");
+    assert_eq!(summary("She says she wants to harm herself."), "self_harm");
+    assert_eq!(
+        dialogue(&[('a', "Jag vill att någon kommer till er nu."), ('c', "Ja.")]),
+        "other_emergency"
+    );
+}

@@ -4,24 +4,31 @@
 
 use super::*;
 
-/// Whether any of `hits` is a modifier of one of `kinds` ("inte", "if", "last year").
-fn hedged(rules: &Rules, hits: &[(usize, Hit)], kinds: &[Kind]) -> bool {
+/// Whether any of `hits` is a modifier of one of `kinds` ("inte", "if", "last year"), other
+/// than one within the words of `own` (the "inte" of "slutar inte" is part of the cue).
+fn hedged(rules: &Rules, hits: &[(usize, Hit)], kinds: &[Kind], own: Option<&Hit>) -> bool {
     hits.iter().any(|(_, h)| {
         matches!(rules.patterns[h.pattern as usize].role,
             Role::Modifier { kind, .. } if kinds.contains(&kind))
+            && !own.is_some_and(|own| h.within_literally(own))
     })
 }
 
-/// Whether any of `hits` is the dialogue word `what` in language `lang`, not taken back by a
-/// pseudo phrase over it as a trigger would be ("Ring Gun-Britt" names no gun).
-fn says(rules: &Rules, hits: &[(usize, Hit)], what: Dialogue, lang: u8) -> bool {
-    let pseudo = |h: &Hit| {
+/// The hits of `hits` that are the dialogue word `what` in language `lang`, not taken back by
+/// a pseudo phrase over them as a trigger would be ("Ring Gun-Britt" names no gun).
+fn saying<'h>(
+    rules: &'h Rules,
+    hits: &'h [(usize, Hit)],
+    what: Dialogue,
+    lang: u8,
+) -> impl Iterator<Item = &'h Hit> {
+    let pseudo = move |h: &Hit| {
         hits.iter().any(|(_, q)| {
             let p = &rules.patterns[q.pattern as usize];
             p.role == Role::Pseudo && p.lang & lang != 0 && q.takes_back(rules, h)
         })
     };
-    hits.iter().any(|(_, h)| {
+    hits.iter().map(|(_, h)| h).filter(move |h| {
         let p = &rules.patterns[h.pattern as usize];
         p.role == Role::Dialogue(what) && p.lang & lang != 0 && !pseudo(h)
     })
@@ -39,13 +46,15 @@ impl Analyser<'_> {
         what: Dialogue,
     ) -> bool {
         let someone_else = cues & (Kind::Other.bit() | Kind::OtherElsewhere.bit()) != 0;
-        says(self.rules, hits, what, lang)
-            && !someone_else
-            && !hedged(
-                self.rules,
-                hits,
-                &[Kind::Negated, Kind::Hypothetical, Kind::Historical],
-            )
+        !someone_else
+            && saying(self.rules, hits, what, lang).any(|own| {
+                !hedged(
+                    self.rules,
+                    hits,
+                    &[Kind::Negated, Kind::Hypothetical, Kind::Historical],
+                    Some(own),
+                )
+            })
     }
 
     /// The first agent line that tells the client help is coming now, as (line, sentence):
@@ -73,8 +82,10 @@ impl Analyser<'_> {
                 }
                 let hits = &self.hits[i..j];
                 i = j;
-                let promises = says(rules, hits, Dialogue::Dispatch, lang);
-                let hedged = hedged(rules, hits, &[Kind::Negated, Kind::Hypothetical]);
+                let promises = saying(rules, hits, Dialogue::Dispatch, lang)
+                    .next()
+                    .is_some();
+                let hedged = hedged(rules, hits, &[Kind::Negated, Kind::Hypothetical], None);
                 if promises && !hedged && !self.is_closed_question(si, hits) {
                     let s = self.toks.sents[si];
                     let sentence = line
