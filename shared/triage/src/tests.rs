@@ -53,29 +53,42 @@ fn summary(text: &str) -> &'static str {
     triage(&call).map_or("none", |f| f.category.as_str())
 }
 
+/// Asserts that each row's call, read by `triaged` (`said` or `summary`), is triaged as its
+/// category (or "none"), and names every row that is not.
+fn expect<T: std::fmt::Debug + ?Sized>(triaged: fn(&T) -> &'static str, rows: &[(&T, &str)]) {
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter(|(call, want)| triaged(call) != *want)
+        .map(|(call, want)| format!("{call:?}: {} (want {want})", triaged(call)))
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
 #[test]
 fn plain_emergencies_are_urgent_in_both_languages() {
-    assert_eq!(said(&["Jag har ramlat och kommer inte upp."]), "fall");
-    assert_eq!(said(&["I've fallen and I can't get up."]), "fall");
-    assert_eq!(said(&["Det trycker så över bröstet."]), "chest_pain");
-    assert_eq!(said(&["ja har ont i brostet"]), "chest_pain");
-    assert_eq!(said(&["I have a terrible pain in my chest"]), "chest_pain");
-    assert_eq!(said(&["Jag kan inte andas ordentligt"]), "breathing");
-    assert_eq!(said(&["I can't breathe"]), "breathing");
-    assert_eq!(said(&["Hon sluddrar och mungipan hänger"]), "stroke_signs");
-    assert_eq!(said(&["His face is drooping on one side"]), "stroke_signs");
-    assert_eq!(said(&["Det blöder jättemycket från benet"]), "bleeding");
-    assert_eq!(said(&["Han svimmade nyss"]), "unconscious");
-    assert_eq!(said(&["Jag vill inte leva längre"]), "self_harm");
-    assert_eq!(said(&["I want to end my life"]), "self_harm");
-    assert_eq!(said(&["Det brinner i köket!"]), "fire_or_smoke");
-    assert_eq!(
-        said(&["There's smoke coming from the kitchen"]),
-        "fire_or_smoke"
+    expect(
+        said,
+        &[
+            (&["Jag har ramlat och kommer inte upp."], "fall"),
+            (&["I've fallen and I can't get up."], "fall"),
+            (&["Det trycker så över bröstet."], "chest_pain"),
+            (&["ja har ont i brostet"], "chest_pain"),
+            (&["I have a terrible pain in my chest"], "chest_pain"),
+            (&["Jag kan inte andas ordentligt"], "breathing"),
+            (&["I can't breathe"], "breathing"),
+            (&["Hon sluddrar och mungipan hänger"], "stroke_signs"),
+            (&["His face is drooping on one side"], "stroke_signs"),
+            (&["Det blöder jättemycket från benet"], "bleeding"),
+            (&["Han svimmade nyss"], "unconscious"),
+            (&["Jag vill inte leva längre"], "self_harm"),
+            (&["I want to end my life"], "self_harm"),
+            (&["Det brinner i köket!"], "fire_or_smoke"),
+            (&["There's smoke coming from the kitchen"], "fire_or_smoke"),
+            (&["Ring en ambulans!"], "asks_for_ambulance"),
+            (&["Please call an ambulance"], "asks_for_ambulance"),
+            (&["Hjälp!"], "asks_for_ambulance"),
+        ],
     );
-    assert_eq!(said(&["Ring en ambulans!"]), "asks_for_ambulance");
-    assert_eq!(said(&["Please call an ambulance"]), "asks_for_ambulance");
-    assert_eq!(said(&["Hjälp!"]), "asks_for_ambulance");
 }
 
 #[test]
@@ -109,71 +122,84 @@ fn the_most_severe_category_wins_and_keeps_its_evidence() {
 
 #[test]
 fn negation_rules_out_in_its_scope_only() {
-    assert_eq!(said(&["Jag har inte ont i bröstet."]), "none");
-    assert_eq!(said(&["No, I didn't fall."]), "none");
-    assert_eq!(said(&["Jag ramlade inte."]), "none");
-    assert_eq!(
-        said(&["Jag har inte ramlat men jag har ont i bröstet"]),
-        "chest_pain"
-    );
-    assert_eq!(said(&["Jag har ont i bröstet, inte i magen"]), "chest_pain");
-    assert_eq!(said(&["Nej, jag har ramlat!"]), "fall");
-    assert_eq!(said(&["No, I've fallen and I need help"]), "fall");
-    assert_eq!(said(&["Ingen kan hjälpa mig upp"]), "fall");
-    assert_eq!(
-        said(&["Jag har aldrig haft så ont i bröstet"]),
-        "chest_pain"
+    expect(
+        said,
+        &[
+            (&["Jag har inte ont i bröstet."], "none"),
+            (&["No, I didn't fall."], "none"),
+            (&["Jag ramlade inte."], "none"),
+            (
+                &["Jag har inte ramlat men jag har ont i bröstet"],
+                "chest_pain",
+            ),
+            (&["Jag har ont i bröstet, inte i magen"], "chest_pain"),
+            (&["Nej, jag har ramlat!"], "fall"),
+            (&["No, I've fallen and I need help"], "fall"),
+            (&["Ingen kan hjälpa mig upp"], "fall"),
+            (&["Jag har aldrig haft så ont i bröstet"], "chest_pain"),
+        ],
     );
 }
 
 #[test]
 fn past_and_finished_events_are_not_urgent() {
-    assert_eq!(said(&["I fell last winter, it's fine now."]), "none");
-    assert_eq!(
-        said(&["Jag ramlade förra vintern men det är bra nu."]),
-        "none"
-    );
-    assert_eq!(said(&["Jag hade en stroke för fem år sedan."]), "none");
-    assert_eq!(
-        said(&["Jag har haft ont i bröstet sedan i morse."]),
-        "chest_pain"
-    );
-    assert_eq!(
-        said(&["I've had chest pain since last night"]),
-        "chest_pain"
+    expect(
+        said,
+        &[
+            (&["I fell last winter, it's fine now."], "none"),
+            (&["Jag ramlade förra vintern men det är bra nu."], "none"),
+            (&["Jag hade en stroke för fem år sedan."], "none"),
+            (&["Jag har haft ont i bröstet sedan i morse."], "chest_pain"),
+            (&["I've had chest pain since last night"], "chest_pain"),
+        ],
     );
 }
 
 #[test]
 fn questions_and_hypotheticals_are_not_urgent() {
-    assert_eq!(said(&["What should I do if I fall?"]), "none");
-    assert_eq!(said(&["Vad ska jag göra om jag ramlar?"]), "none");
-    assert_eq!(said(&["Jag är rädd för att ramla."]), "low_mood");
-    assert_eq!(said(&["Should I call an ambulance?"]), "asks_for_ambulance");
+    expect(
+        said,
+        &[
+            (&["What should I do if I fall?"], "none"),
+            (&["Vad ska jag göra om jag ramlar?"], "none"),
+            (&["Jag är rädd för att ramla."], "low_mood"),
+            (&["Should I call an ambulance?"], "asks_for_ambulance"),
+        ],
+    );
 }
 
 #[test]
 fn someone_with_the_client_is_urgent_and_someone_elsewhere_is_not() {
-    assert_eq!(said(&["Min man har svårt att andas."]), "breathing");
-    assert_eq!(
-        said(&["My husband is on the kitchen floor and won't wake up"]),
-        "unconscious"
-    );
-    assert_eq!(said(&["Min syster som bor i Malmö har ramlat."]), "none");
-    assert_eq!(said(&["I saw a man have a heart attack on TV."]), "none");
-    assert_eq!(
-        said(&["Jag tittade på TV när jag fick ont i bröstet."]),
-        "chest_pain"
+    expect(
+        said,
+        &[
+            (&["Min man har svårt att andas."], "breathing"),
+            (
+                &["My husband is on the kitchen floor and won't wake up"],
+                "unconscious",
+            ),
+            (&["Min syster som bor i Malmö har ramlat."], "none"),
+            (&["I saw a man have a heart attack on TV."], "none"),
+            (
+                &["Jag tittade på TV när jag fick ont i bröstet."],
+                "chest_pain",
+            ),
+        ],
     );
 }
 
 #[test]
 fn figures_of_speech_are_not_urgent() {
-    assert_eq!(said(&["I fell asleep in my chair."]), "none");
-    assert_eq!(said(&["Jag dör av skratt åt det där programmet."]), "none");
-    assert_eq!(said(&["It takes my breath away."]), "none");
-    assert_eq!(said(&["Det föll mig in att ringa."]), "none");
-    assert_eq!(said(&["Vi ses i alla fall på torsdag."]), "none");
+    expect(
+        said,
+        &[
+            (&["I fell asleep in my chair."], "none"),
+            (&["Jag dör av skratt åt det där programmet."], "none"),
+            (&["It takes my breath away."], "none"),
+            (&["Det föll mig in att ringa."], "none"),
+            (&["Vi ses i alla fall på torsdag."], "none"),
+        ],
+    );
 }
 
 #[test]
@@ -226,26 +252,33 @@ fn agent_lines_count_only_when_the_caller_says_yes() {
 
 #[test]
 fn the_summary_in_third_person_speaks_of_the_client() {
-    assert_eq!(summary("Brukaren har ramlat och kommer inte upp."), "fall");
-    assert_eq!(summary("The client fell and cannot get up."), "fall");
-    assert_eq!(
-        summary("The client denies chest pain and shortness of breath."),
-        "none"
+    expect(
+        summary,
+        &[
+            ("Brukaren har ramlat och kommer inte upp.", "fall"),
+            ("The client fell and cannot get up.", "fall"),
+            (
+                "The client denies chest pain and shortness of breath.",
+                "none",
+            ),
+            ("Kunden mår bra och har inga besvär.", "none"),
+        ],
     );
-    assert_eq!(summary("Kunden mår bra och har inga besvär."), "none");
 }
 
 #[test]
 fn concerns_are_found_when_nothing_is_urgent() {
-    assert_eq!(said(&["Jag har så ont i ryggen."]), "pain");
-    assert_eq!(
-        said(&["I forgot to take my pills this morning."]),
-        "medication"
+    expect(
+        said,
+        &[
+            (&["Jag har så ont i ryggen."], "pain"),
+            (&["I forgot to take my pills this morning."], "medication"),
+            (&["Jag har ingen aptit alls."], "not_eating"),
+            (&["I feel so lonely these days."], "low_mood"),
+            (&["Jag är så förvirrad."], "confusion"),
+            (&["Jag mår bra, tack."], "none"),
+        ],
     );
-    assert_eq!(said(&["Jag har ingen aptit alls."]), "not_eating");
-    assert_eq!(said(&["I feel so lonely these days."]), "low_mood");
-    assert_eq!(said(&["Jag är så förvirrad."]), "confusion");
-    assert_eq!(said(&["Jag mår bra, tack."]), "none");
 }
 
 /// Prints how the rules read the text in TRIAGE_TEXT (lines separated by " | ", agent lines
@@ -420,14 +453,19 @@ fn the_agents_promise_is_the_evidence_and_its_line_the_source() {
 
 #[test]
 fn a_concern_said_with_a_sign_of_acuity_is_urgent_and_without_one_stays_a_concern() {
-    assert_eq!(said(&["My back hurts."]), "pain");
-    assert_eq!(
-        said(&["My back hurts.", "It came on all of a sudden."]),
-        "other_emergency"
-    );
-    assert_eq!(
-        said(&["Jag har ont i magen.", "Jag är alldeles kallsvettig."]),
-        "other_emergency"
+    expect(
+        said,
+        &[
+            (&["My back hurts."], "pain"),
+            (
+                &["My back hurts.", "It came on all of a sudden."],
+                "other_emergency",
+            ),
+            (
+                &["Jag har ont i magen.", "Jag är alldeles kallsvettig."],
+                "other_emergency",
+            ),
+        ],
     );
     // Not when the sign is denied, past, or about someone else.
     assert_eq!(said(&["My back hurts.", "It isn't getting worse."]), "pain");
@@ -493,31 +531,38 @@ fn a_transcribers_marker_is_one_unheard_word_not_a_clause_break() {
 
 #[test]
 fn low_mood_with_the_means_at_hand_is_self_harm_and_without_them_stays_low_mood() {
-    assert_eq!(
-        said(&[
-            "Det är ingen som skulle sakna mig.",
-            "Jag har lagt fram alla mina tabletter på köksbordet."
-        ]),
-        "self_harm"
+    expect(
+        said,
+        &[
+            (
+                &[
+                    "Det är ingen som skulle sakna mig.",
+                    "Jag har lagt fram alla mina tabletter på köksbordet.",
+                ],
+                "self_harm",
+            ),
+            (
+                &[
+                    "Nobody would care.",
+                    "I've got my coat on. I'm going to the bridge.",
+                ],
+                "self_harm",
+            ),
+            (&["Nobody would care."], "low_mood"),
+        ],
     );
-    assert_eq!(
-        said(&[
-            "Nobody would care.",
-            "I've got my coat on. I'm going to the bridge."
-        ]),
-        "self_harm"
-    );
-    assert_eq!(said(&["Nobody would care."]), "low_mood");
     // Means denied, or with no low mood in the call, are nothing.
-    assert_eq!(
-        said(&["Nobody would care.", "I haven't got the tablets out, no."]),
-        "low_mood"
+    expect(
+        said,
+        &[
+            (
+                &["Nobody would care.", "I haven't got the tablets out, no."],
+                "low_mood",
+            ),
+            (&["I'm going to the bridge to feed the ducks."], "none"),
+            (&["Ingen kommer att sakna mig."], "low_mood"),
+        ],
     );
-    assert_eq!(
-        said(&["I'm going to the bridge to feed the ducks."]),
-        "none"
-    );
-    assert_eq!(said(&["Ingen kommer att sakna mig."]), "low_mood");
     // A pseudo phrase takes back a signal word as it takes back a trigger: Gun is a name.
     assert_eq!(
         said(&["Ingen kommer att sakna mig.", "Ring Gun-Britt i morgon."]),
@@ -541,36 +586,43 @@ fn a_short_text_with_too_few_marker_words_is_read_in_both_languages() {
 #[test]
 fn an_escalating_concern_is_not_hidden_behind_one_that_ranks_above_it() {
     // Medication outranks low mood and confusion as a concern, and never escalates itself.
-    assert_eq!(
-        said(&[
-            "I missed my tablets this morning.",
-            "Nobody would care.",
-            "I'm going to the bridge."
-        ]),
-        "self_harm"
+    expect(
+        said,
+        &[
+            (
+                &[
+                    "I missed my tablets this morning.",
+                    "Nobody would care.",
+                    "I'm going to the bridge.",
+                ],
+                "self_harm",
+            ),
+            (
+                &[
+                    "I forgot my tablets this morning.",
+                    "I'm all muddled, it came on suddenly.",
+                ],
+                "other_emergency",
+            ),
+            (&["I forgot my tablets this morning."], "medication"),
+        ],
     );
-    assert_eq!(
-        said(&[
-            "I forgot my tablets this morning.",
-            "I'm all muddled, it came on suddenly."
-        ]),
-        "other_emergency"
-    );
-    assert_eq!(said(&["I forgot my tablets this morning."]), "medication");
 }
 
 #[test]
 fn a_cue_that_holds_its_own_negation_is_not_negated_by_it() {
     // "slutar inte" says the pain will not stop; the "inte" is the cue's, not a denial.
-    assert_eq!(
-        said(&["Jag har ont i magen och det slutar inte."]),
-        "other_emergency"
+    expect(
+        said,
+        &[
+            (
+                &["Jag har ont i magen och det slutar inte."],
+                "other_emergency",
+            ),
+            (&["Jag har ont i magen som inte slutar."], "other_emergency"),
+            (&["Jag har ont i magen."], "pain"),
+        ],
     );
-    assert_eq!(
-        said(&["Jag har ont i magen som inte slutar."]),
-        "other_emergency"
-    );
-    assert_eq!(said(&["Jag har ont i magen."]), "pain");
     // A Swedish subordinate clause puts "inte" before the verb.
     assert_eq!(
         said(&["Jag har näsblod som inte går att stoppa."]),
@@ -580,9 +632,14 @@ fn a_cue_that_holds_its_own_negation_is_not_negated_by_it() {
 
 #[test]
 fn self_harm_said_of_the_client_in_the_third_person_or_to_ni_is_urgent() {
-    assert_eq!(summary("Brukaren vill ta sitt liv."), "self_harm");
-    assert_eq!(summary("Brukaren önskar få dö."), "self_harm");
-    assert_eq!(summary("She says she wants to harm herself."), "self_harm");
+    expect(
+        summary,
+        &[
+            ("Brukaren vill ta sitt liv.", "self_harm"),
+            ("Brukaren önskar få dö.", "self_harm"),
+            ("She says she wants to harm herself.", "self_harm"),
+        ],
+    );
     assert_eq!(
         dialogue(&[('a', "Jag vill att någon kommer till er nu."), ('c', "Ja.")]),
         "other_emergency"
