@@ -645,3 +645,31 @@ fn self_harm_said_of_the_client_in_the_third_person_or_to_ni_is_urgent() {
         "other_emergency"
     );
 }
+
+#[test]
+fn a_negation_in_another_clause_does_not_take_back_the_agents_promise() {
+    for promise in [
+        "Don't worry, help is on the way.",
+        "Oroa dig inte, hjälpen är på väg.",
+        "Ingen fara, jag skickar hjälp direkt.",
+        "I'm sending help right away, don't move.",
+    ] {
+        assert_eq!(
+            dialogue(&[('c', "Hello."), ('a', promise)]),
+            "other_emergency",
+            "{promise}"
+        );
+    }
+    for no_promise in [
+        "I won't send help.",
+        "Jag skickar inte hjälp nu.",
+        "No, I'm not sending anyone now.",
+        "Om du ramlar, skickar vi hjälp.",
+    ] {
+        assert_eq!(
+            dialogue(&[('c', "Hello."), ('a', no_promise)]),
+            "none",
+            "{no_promise}"
+        );
+    }
+}

@@ -58,8 +58,9 @@ impl Analyser<'_> {
     }
 
     /// The first agent line that tells the client help is coming now, as (line, sentence):
-    /// a statement with a dispatch phrase and no negation or "if" in it ("Jag skickar hjälp
-    /// direkt", not "Om du ramlar skickar vi hjälp" nor "Behöver jag skicka hjälp?").
+    /// a statement with a dispatch phrase, no "if" and no negation of it ("Jag skickar hjälp
+    /// direkt", "Oroa dig inte, hjälpen är på väg"; not "Om du ramlar skickar vi hjälp", "Jag
+    /// skickar inte hjälp" nor "Behöver jag skicka hjälp?").
     pub(crate) fn dispatched(&mut self, call: &CallText) -> Option<(usize, String)> {
         let rules = self.rules;
         for (index, line) in call.transcript.iter().enumerate() {
@@ -82,11 +83,25 @@ impl Analyser<'_> {
                 }
                 let hits = &self.hits[i..j];
                 i = j;
-                let promises = saying(rules, hits, Dialogue::Dispatch, lang)
-                    .next()
-                    .is_some();
-                let hedged = hedged(rules, hits, &[Kind::Negated, Kind::Hypothetical], None);
-                if promises && !hedged && !self.is_closed_question(si, hits) {
+                // An "if" anywhere in the sentence hedges the promise ("Om du ramlar, skickar
+                // vi hjälp"); a negation only in its own clause, before it or inside it ("I
+                // won't send anyone", not "Don't worry, help is on the way").
+                let toks = &self.toks;
+                let promises = !hedged(rules, hits, &[Kind::Hypothetical], None)
+                    && saying(rules, hits, Dialogue::Dispatch, lang).any(|d| {
+                        !hits.iter().any(|(_, m)| {
+                            matches!(
+                                rules.patterns[m.pattern as usize].role,
+                                Role::Modifier {
+                                    kind: Kind::Negated,
+                                    ..
+                                }
+                            ) && !m.within_literally(d)
+                                && m.start < d.end
+                                && !(m.end..d.start).any(|t| toks.is_comma(t))
+                        })
+                    });
+                if promises && !self.is_closed_question(si, hits) {
                     let s = self.toks.sents[si];
                     let sentence = line
                         .message
