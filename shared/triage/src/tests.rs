@@ -673,3 +673,14 @@ fn a_negation_in_another_clause_does_not_take_back_the_agents_promise() {
         );
     }
 }
+
+#[test]
+fn a_no_to_can_you_get_up_counts_when_the_agent_says_ni_and_a_notes_sob_is_breathing() {
+    assert_eq!(dialogue(&[('a', "Kan ni resa er?"), ('c', "Nej.")]), "fall");
+    assert_eq!(
+        dialogue(&[('a', "Får ni luft?"), ('c', "Nej.")]),
+        "breathing"
+    );
+    assert_eq!(summary("SOB at rest."), "breathing");
+    assert_eq!(said(&["I had a good sob at the film."]), "none");
+}
