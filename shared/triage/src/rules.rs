@@ -390,55 +390,6 @@ fn used_for(role: Role) -> u8 {
 /// The shortest one-word trigger also looked for across two tokens.
 const MIN_JOINED: usize = 6;
 
-/// A match of a pattern in a sentence.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Hit {
-    /// The pattern's index in `Rules::patterns`.
-    pub(crate) pattern: u32,
-    /// First token.
-    pub(crate) start: usize,
-    /// One past the last token.
-    pub(crate) end: usize,
-    /// Tokens matched by words, not skipped by a gap: bit `i` = token `start + i`.
-    pub(crate) literal: u64,
-}
-
-impl Hit {
-    /// Whether token `i` was matched by a word of the pattern (not skipped by a gap).
-    #[inline]
-    pub(crate) fn covers_literally(&self, i: usize) -> bool {
-        i >= self.start
-            && i < self.end
-            && i - self.start < 64
-            && self.literal & (1 << (i - self.start)) != 0
-    }
-
-    /// Whether the two hits share a literally matched token.
-    pub(crate) fn overlaps_literally(&self, other: &Hit) -> bool {
-        (self.start.max(other.start)..self.end.min(other.end))
-            .any(|i| self.covers_literally(i) && other.covers_literally(i))
-    }
-
-    /// Whether every word this hit matched is a word `other` matched too.
-    pub(crate) fn within_literally(&self, other: &Hit) -> bool {
-        (self.start..self.end).all(|i| !self.covers_literally(i) || other.covers_literally(i))
-    }
-
-    /// Whether this pseudo hit takes back `other`: it overlaps it, unless `other` holds all of
-    /// it (the trigger "did not know where she was" keeps the words of the pseudo "not know");
-    /// a pseudo with context outside its brackets reaches beyond its words, so it takes back
-    /// whatever it overlaps.
-    pub(crate) fn takes_back(&self, rules: &Rules, other: &Hit) -> bool {
-        self.overlaps_literally(other)
-            && (rules.patterns[self.pattern as usize].bracketed || !self.within_literally(other))
-    }
-
-    /// Whether the two spans overlap at all.
-    pub(crate) fn overlaps(&self, other: &Hit) -> bool {
-        self.start < other.end && other.start < self.end
-    }
-}
-
 /// A node of the index: a byte trie over the first word of every pattern.
 #[derive(Default, Debug)]
 struct Node {
@@ -604,6 +555,7 @@ impl Rules {
 }
 
 mod matching;
+pub(crate) use matching::Hit;
 mod parse;
 
 #[cfg(test)]
