@@ -17,10 +17,9 @@ use shared::wire::{RequiredText, Text};
 use axum::extract::State;
 use http::HeaderMap;
 use shared::error::Problem;
-
-use crate::answers::UnsignedPortal;
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 
+use crate::answers::UnsignedPortal;
 use crate::{IntegrationsState, authenticate, client_for_number};
 
 /// How long the handler may take before it answers with the unknown caller's context, unless

@@ -35,8 +35,6 @@ use shared::audit::{AccessNote, AuditLog};
 use shared::clock::Clock;
 use shared::domain::Delays;
 use shared::error::{ApiError, Problem};
-
-use crate::answers::UnsignedPortal;
 use shared::escalation::Escalator;
 use shared::extract::{JsonBytes, JsonResponse};
 use shared::ids::PortalId;
@@ -49,6 +47,8 @@ use shared::store::{
     Conversation, DeliveryState, EscalationStore, IngestStore, LiveCallStore, Narrow,
 };
 use shared::webhook::{self, SignatureError};
+
+use crate::answers::UnsignedPortal;
 
 /// A questionnaire call shorter than this reached nobody who could answer (a hang-up, an
 /// answering machine cut short): its entry is not completed, and keeps the back-off.

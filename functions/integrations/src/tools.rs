@@ -21,12 +21,11 @@ use axum::extract::State;
 use http::HeaderMap;
 use shared::audit::AccessNote;
 use shared::error::Problem;
-
-use crate::answers::UnsignedPortal;
 use shared::extract::{JsonBytes, JsonResponse, decode_json};
 use shared::store::NewRequest;
 use shared::store::access_log::{Accessor, Action};
 
+use crate::answers::UnsignedPortal;
 use crate::call_alerts::escalate_at_once;
 use crate::{IntegrationsState, authenticate, events};
 

@@ -7,12 +7,11 @@ use serde_json::{Map, Value, json};
 
 use shared::audit::AccessNote;
 use shared::error::{ApiError, Problem};
-
-use crate::answers::BadSignature;
 use shared::extract::{JsonBytes, JsonResponse, PathId, decode_json};
 use shared::ids::PortalId;
 
 use crate::IntegrationsState;
+use crate::answers::BadSignature;
 use crate::caller::{self, CallerQuery};
 use crate::tools::ToolCallRequest;
 
