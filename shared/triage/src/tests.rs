@@ -473,20 +473,22 @@ fn a_no_to_can_you_get_up_counts_when_the_agent_says_ni_and_a_notes_sob_is_breat
 
 #[test]
 fn a_fire_put_out_is_over_and_one_that_cannot_be_is_not() {
-    assert_eq!(
-        said(&["Pan caught fire, I smothered it with a tea towel."]),
-        "none"
-    );
-    assert_eq!(
-        said(&["Flottet tog eld, men jag la på locket och det slocknade direkt."]),
-        "none"
-    );
-    assert_eq!(
-        said(&["The pan caught fire and I can't put it out!"]),
-        "fire_or_smoke"
-    );
-    assert_eq!(
-        said(&["Fire in the kitchen, get out at once!"]),
-        "fire_or_smoke"
+    expect(
+        said,
+        &[
+            (
+                &["Pan caught fire, I smothered it with a tea towel."],
+                "none",
+            ),
+            (
+                &["Flottet tog eld, men jag la på locket och det slocknade direkt."],
+                "none",
+            ),
+            (
+                &["The pan caught fire and I can't put it out!"],
+                "fire_or_smoke",
+            ),
+            (&["Fire in the kitchen, get out at once!"], "fire_or_smoke"),
+        ],
     );
 }
