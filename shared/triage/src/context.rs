@@ -151,6 +151,8 @@ pub(crate) struct Analyser<'r> {
     /// A counted text said that the means of a suicide are at hand (`Dialogue::Means`, read
     /// as `acute` is).
     means: bool,
+    /// For `explain`: every rule phrase found, where it is written and the words it matched.
+    trace: Option<String>,
 }
 
 /// What one sentence holds, once its modifiers are applied.
@@ -198,6 +200,33 @@ impl<'r> Analyser<'r> {
             third_party: false,
             acute: false,
             means: false,
+            trace: None,
+        }
+    }
+
+    /// An analyser that also records every rule phrase it finds (for `explain`).
+    pub(crate) fn traced(rules: &'r Rules) -> Self {
+        Analyser {
+            trace: Some(String::new()),
+            ..Analyser::new(rules)
+        }
+    }
+
+    /// Records the hits of the text last collected, when tracing.
+    fn record_hits(&mut self, what: &str) {
+        let Some(trace) = self.trace.as_mut() else {
+            return;
+        };
+        trace.push_str(&format!("{what}\n"));
+        for (si, h) in &self.hits {
+            let p = &self.rules.patterns[h.pattern as usize];
+            let words: Vec<&str> = (h.start..h.end).map(|i| self.toks.word_str(i)).collect();
+            trace.push_str(&format!(
+                "  s{si} {:?} {} \"{}\"\n",
+                p.role,
+                p.origin,
+                words.join(" ")
+            ));
         }
     }
 
@@ -231,7 +260,7 @@ impl<'r> Analyser<'r> {
 
     /// What the analyser holds so far, one line per clause (for `explain`).
     pub(crate) fn dump(&self) -> String {
-        let mut out = String::new();
+        let mut out = self.trace.clone().unwrap_or_default();
         for e in &self.entries {
             match e {
                 Entry::Turn { agent, addresses } => {
@@ -307,6 +336,7 @@ impl<'r> Analyser<'r> {
             FOR_AGENT,
         );
         let addresses = self.addresses(lang);
+        self.record_hits(&format!("agent {agent}"));
         self.entries.push(Entry::Turn {
             agent,
             addresses: Some(addresses),
@@ -392,6 +422,7 @@ impl<'r> Analyser<'r> {
             &mut self.hits,
             FOR_TEXT,
         );
+        self.record_hits(&format!("{unit:?}"));
         let mut i = 0;
         for (si, s) in self.toks.sents.iter().enumerate() {
             let mut j = i;

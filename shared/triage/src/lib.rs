@@ -280,7 +280,7 @@ pub fn explain(text: &str) -> String {
         requests: &requests,
         summary,
     };
-    let mut analyser = context::Analyser::new(rules);
+    let mut analyser = context::Analyser::traced(rules);
     let finding = read(&mut analyser, &call);
     format!("{}finding: {finding:?}\n", analyser.dump())
 }

@@ -353,6 +353,8 @@ pub(crate) struct Pattern {
     pub(crate) used_for: u8,
     /// Its phrase brackets some words: it must match more than its hit.
     pub(crate) bracketed: bool,
+    /// Where it is written ("triggers.tsv:61"), for `explain`.
+    pub(crate) origin: Box<str>,
 }
 
 /// A caller's line, a request or the summary is being read.

@@ -68,16 +68,11 @@ const DEV10_MAX_FALSE_ALARM: f64 = 5.0 / 160.0;
 // alarms (7.5 %).
 const DEV11_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
 
-// The held-out set's first measurement, 2026-11-27: 135 of 140 urgent calls (96.4 %), 32
-// false alarms of 160 (20.0 %); the rules of the start of that day scored 135 of 140 and 35 on
-// it. Its five misses showed two faults that are not wording: an acuity cue that holds its
-// own "inte" ("slutar inte") was negated by it, and Swedish self-harm rows knew only the first
-// person ("ta mitt liv", not "ta sitt liv" in a summary). Both were fixed as families, which
-// makes 140 of 140 and 32 false alarms, a figure no longer independent of the set. These bars
-// keep the rules from getting worse on it; the goal is not met on it (docs/triage.md). Its
-// false alarms were not tuned on.
-const HOLDOUT_MIN_RECALL: f64 = 1.0;
-const HOLDOUT_MAX_FALSE_ALARM: f64 = 32.0 / 160.0;
+// The twelfth development set was the held-out set until its first measurement, 2026-11-27:
+// 135 of 140 urgent calls (96.4 %), 32 false alarms of 160 (20.0 %). Its five misses showed
+// two faults that are not wording (an acuity cue negated by its own "inte"; Swedish self-harm
+// only in the first person), fixed as families: no urgent call missed, 32 false alarms.
+const DEV12_MAX_FALSE_ALARM: f64 = 32.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
@@ -333,10 +328,6 @@ fn eleventh_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_r
 }
 
 #[test]
-fn holdout_set_meets_the_bars_the_lead_set_from_its_first_measurement() {
-    evaluate(
-        "holdout.cases.json",
-        HOLDOUT_MIN_RECALL,
-        HOLDOUT_MAX_FALSE_ALARM,
-    );
+fn twelfth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
+    evaluate("dev12.cases.json", 1.0, DEV12_MAX_FALSE_ALARM);
 }

@@ -101,6 +101,7 @@ impl Rules {
                     gate: Box::default(),
                     used_for: used_for(role),
                     bracketed: phrase.contains('['),
+                    origin: at().into(),
                 });
             }
         }
