@@ -61,6 +61,11 @@ const FRAME: u16 = Kind::Other.bit()
     | Kind::OtherPresent.bit()
     | Kind::Historical.bit();
 
+/// A trigger's flag, beside the modifier kinds: the nearest subject before it is someone
+/// else ("I think he's had a stroke"), so a story about that someone goes on in it although
+/// the sentence has an "I".
+const SOMEONE_ELSE: u16 = 1 << 15;
+
 /// A story is over after this many sentences in a row that add nothing to it.
 const FRAME_SENTENCES: u8 = 2;
 
@@ -513,13 +518,21 @@ impl<'r> Analyser<'r> {
                 }
                 turns.clear();
             }
-            let inherit = if c.caller && !c.first_person {
-                frame
-            } else {
-                0
-            };
             let mut any = false;
             for &(category, own) in &self.found[c.triggers.clone()] {
+                let inherit = if !c.caller {
+                    0
+                } else if !c.first_person {
+                    frame
+                } else if own & SOMEONE_ELSE != 0 {
+                    // "I think he's had a stroke": who the story is about and where they are,
+                    // not when; a place the sentence says itself stands.
+                    let place = Kind::OtherElsewhere.bit() | Kind::OtherPresent.bit();
+                    let who = frame & (Kind::Other.bit() | place);
+                    if own & place != 0 { who & !place } else { who }
+                } else {
+                    0
+                };
                 let mut flags = own | inherit;
                 // A death wish is said in the conditional ("it would be easier if I didn't
                 // wake up"): for self-harm an "if" rules nothing out.

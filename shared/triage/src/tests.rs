@@ -283,13 +283,13 @@ fn concerns_are_found_when_nothing_is_urgent() {
     );
 }
 
-/// Prints how the rules read the text in TRIAGE_TEXT (lines separated by " | ", agent lines
-/// starting "A:", the summary "S:"), to see why a call comes out as it does:
-/// `TRIAGE_TEXT='A: Har du ramlat? | Ja' cargo test -p triage --lib explain -- --ignored --nocapture`.
+/// `explain` (the crate's example of that name prints it) shows why a call comes out as it
+/// does: every rule phrase found, with the file and line it is written on, then each clause.
 #[test]
-fn explain_shows_each_line_and_the_trigger_it_found() {
+fn explain_shows_each_line_and_the_rule_phrase_it_found() {
     let shown = crate::explain("A:Har du ramlat? | Ja, i natt | S:The client fell.");
     assert!(shown.contains("triggers=fall"), "{shown}");
+    assert!(shown.contains("Trigger(Fall) triggers.tsv:"), "{shown}");
     assert!(shown.lines().count() >= 3, "{shown}");
 }
 
@@ -489,6 +489,94 @@ fn a_fire_put_out_is_over_and_one_that_cannot_be_is_not() {
                 "fire_or_smoke",
             ),
             (&["Fire in the kitchen, get out at once!"], "fire_or_smoke"),
+        ],
+    );
+}
+
+#[test]
+fn a_past_told_in_words_a_correction_or_someone_elses_story_is_not_now() {
+    expect(
+        said,
+        &[
+            (
+                &["I had a TIA back in twenty nineteen, all resolved."],
+                "none",
+            ),
+            (
+                &["I was thinking about that stroke I had, what, maybe six years ago?"],
+                "none",
+            ),
+            (
+                &["I think I'm having a stroke, my face feels numb."],
+                "stroke_signs",
+            ),
+            (
+                &["Jag bröt handleden i morse nej vänta nu det var ju i mars."],
+                "none",
+            ),
+            (
+                &["Jag ramlade nej jag ramlade inte jag satte mig på golvet."],
+                "none",
+            ),
+            (&["Jag har ramlat och kommer inte upp."], "fall"),
+            (
+                &["Jag satte en karamell i halsen och fick inte luft en stund."],
+                "none",
+            ),
+            (&["Jag har inte fått luft på en stund."], "breathing"),
+            (
+                &[
+                    "My brother lives in Cork.",
+                    "I think he's had a stroke, maybe.",
+                ],
+                "none",
+            ),
+            (
+                &["My husband is here with me.", "I think he's had a stroke."],
+                "stroke_signs",
+            ),
+            (&["If I fell while he's away, should I ring 999?"], "none"),
+            (
+                &["Om nu elden skulle komma lös i natt, vad gör jag då?"],
+                "none",
+            ),
+            (&["Det brinner i köket nu!"], "fire_or_smoke"),
+        ],
+    );
+}
+
+#[test]
+fn things_that_collapse_slip_or_scorch_and_leaflets_about_strokes_are_not_emergencies() {
+    expect(
+        said,
+        &[
+            (
+                &["Did you see the one whose showstopper collapsed?"],
+                "none",
+            ),
+            (&["Hang on, the phone's slipping off my shoulder."], "none"),
+            (&["I'll stand the iron up or I'll scorch it."], "none"),
+            (
+                &["My smoke alarm's got a light that doesn't blink."],
+                "none",
+            ),
+            (&["Nine letters, collapse in the ring."], "none"),
+            (&["My husband collapsed in the hall."], "unconscious"),
+            (
+                &["The smoke alarm is going off and there's smoke."],
+                "fire_or_smoke",
+            ),
+        ],
+    );
+    expect(
+        summary,
+        &[
+            ("Send client FAST stroke information leaflet.", "none"),
+            ("Client wondering how he would get out in a fire.", "none"),
+            (
+                "Client reports sudden weakness on one side and slurred speech.",
+                "stroke_signs",
+            ),
         ],
     );
 }

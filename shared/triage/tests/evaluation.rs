@@ -23,16 +23,16 @@ const DEV4_MAX_FALSE_ALARM: f64 = 20.0 / 161.0;
 // The fifth development set was the held-out set until its first measurement, 2026-11-25:
 // 109 of 140 urgent calls (77.9 %), 26 false alarms of 160 (16.2 %). Its misses were turned
 // into rules by cause since: no urgent call missed, 18 false alarms (11.2 %), 16 (10.0 %) with
-// the tenth set's families, 13 (8.1 %) with the eleventh's.
-const DEV5_MAX_FALSE_ALARM: f64 = 13.0 / 160.0;
+// the tenth set's families, 13 (8.1 %) with the eleventh's, 12 (7.5 %) with the twelfth's.
+const DEV5_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
 
 // The sixth development set was the held-out set until its first measurement, 2026-11-25:
 // 112 of 140 urgent calls (80.0 %), 16 false alarms of 160 (10.0 %). Its misses were turned
 // into rules by family since (and concerns said with a sign of acuity escalate): 137 of 140,
-// 17 false alarms (10.6 %), 16 (10.0 %) today. The three left are wordings no family covers
-// without a rule per sentence.
+// 17 false alarms (10.6 %), 16 (10.0 %), 15 (9.4 %) with the twelfth set's families. The
+// three left are wordings no family covers without a rule per sentence.
 const DEV6_MIN_RECALL: f64 = 137.0 / 140.0;
-const DEV6_MAX_FALSE_ALARM: f64 = 16.0 / 160.0;
+const DEV6_MAX_FALSE_ALARM: f64 = 15.0 / 160.0;
 
 // The seventh development set was the held-out set until its first measurement, 2026-11-27:
 // 118 of 140 urgent calls (84.3 %), 16 false alarms of 160 (10.0 %). Its misses were turned
@@ -71,8 +71,10 @@ const DEV11_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
 // The twelfth development set was the held-out set until its first measurement, 2026-11-27:
 // 135 of 140 urgent calls (96.4 %), 32 false alarms of 160 (20.0 %). Its five misses showed
 // two faults that are not wording (an acuity cue negated by its own "inte"; Swedish self-harm
-// only in the first person), fixed as families: no urgent call missed, 32 false alarms.
-const DEV12_MAX_FALSE_ALARM: f64 = 32.0 / 160.0;
+// only in the first person), fixed as families: no urgent call missed, 32 false alarms. Its
+// false alarms were turned into families since (a year said in words, a moment that passed, a
+// correction, a time said after "what, maybe", a story's someone after "I think"): 7 (4.4 %).
+const DEV12_MAX_FALSE_ALARM: f64 = 7.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.

@@ -5,7 +5,7 @@ use crate::Category;
 use crate::normalise::Tokens;
 use crate::rules::{Dialogue, Direction, FOR_REPLY, Hit, Kind, Paths, Role, Rules};
 
-use super::{Mode, PRONOUN_WINDOW, Reading, Sentence};
+use super::{Mode, PRONOUN_WINDOW, Reading, SOMEONE_ELSE, Sentence};
 
 impl Sentence {
     /// Applies one sentence's modifiers to its triggers; pushes every trigger that survives
@@ -142,8 +142,10 @@ impl Sentence {
                 .iter()
                 .filter(|s| s.0 < trigger.start)
                 .max_by_key(|s| s.0);
-            if nearest.is_some_and(|s| s.1) {
-                flags &= !(Kind::Other.bit() | Kind::OtherElsewhere.bit());
+            match nearest {
+                Some(s) if s.1 => flags &= !(Kind::Other.bit() | Kind::OtherElsewhere.bit()),
+                Some(_) => flags |= SOMEONE_ELSE,
+                None => {}
             }
             found.push((category(trigger), flags));
         }
@@ -154,6 +156,10 @@ impl Sentence {
         }
     }
 }
+
+/// How many words ("what, maybe") may stand between the comma and a time said as an
+/// afterthought.
+const AFTERTHOUGHT_FILLERS: usize = 2;
 
 /// Words between a modifier and a trigger (0 when they touch or nest).
 fn distance(m: &Hit, t: &Hit) -> usize {
@@ -194,13 +200,16 @@ fn in_scope(
     }
     // A backward scope stops at a comma ("ont i bröstet, inte i magen"), except that an "it is
     // over" speaks of what came before it, and so does a time said as an afterthought at the
-    // end of the sentence ("set the kitchen on fire once, years ago"), and so does a joke
-    // marker at its end ("I'll throw myself out the window, ha!").
+    // end of the sentence ("set the kitchen on fire once, years ago", "that stroke I had,
+    // what, maybe six years ago?": at most a filler or two after the comma), and so does a
+    // joke marker at its end ("I'll throw myself out the window, ha!").
     let backward = from == t.end;
     let afterthought = matches!(kind, Kind::Historical | Kind::Figurative)
-        && m.start > 0
-        && toks.is_comma(m.start - 1)
-        && m.end + 1 >= sentence_end;
+        && m.end + 1 >= sentence_end
+        && (from..m.start)
+            .rev()
+            .take(AFTERTHOUGHT_FILLERS + 1)
+            .any(|i| toks.is_comma(i));
     if backward && kind != Kind::Resolved && !afterthought && (from..to).any(|i| toks.is_comma(i)) {
         return false;
     }
