@@ -580,3 +580,40 @@ fn things_that_collapse_slip_or_scorch_and_leaflets_about_strokes_are_not_emerge
         ],
     );
 }
+
+#[test]
+fn an_animal_a_plant_or_a_dated_diary_entry_is_not_an_emergency_of_the_client() {
+    expect(
+        said,
+        &[
+            (&["The hedgehog in the garden isn't moving."], "none"),
+            (&["Tomatplantorna har ramlat omkull i blåsten."], "none"),
+            (&["Katten blöder från örat, han har slagits igen."], "none"),
+            (&["I tripped over the dog and I can't get up."], "fall"),
+            (
+                &["Hunden drog omkull mig och jag blöder mycket från huvudet."],
+                "bleeding",
+            ),
+            (
+                &["Den 12 mars ramlade jag i badrummet, sen dess har jag larmet."],
+                "none",
+            ),
+            (
+                &["On the 2nd I had a nosebleed that wouldn't stop."],
+                "none",
+            ),
+            (
+                &["My appointment for the stroke clinic is on the 21st."],
+                "none",
+            ),
+            (
+                &["It's the 14th today. I've fallen and I can't get up."],
+                "fall",
+            ),
+            (
+                &["Idag den tredje, jag har så ont i bröstet."],
+                "chest_pain",
+            ),
+        ],
+    );
+}

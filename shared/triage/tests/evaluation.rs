@@ -16,9 +16,9 @@ use triage::{CallText, Level, Line, Speaker, triage};
 // The fourth development set was the held-out set until its first measurement, 2026-11-25:
 // 111 of 120 urgent calls (92.5 %), 26 false alarms of 161 (16.1 %). Tuned on since (the
 // agent's promise of help, a few words and scopes): no urgent call missed, 21 false alarms
-// (13.0 %), above the goal's 10 %, and 20 (12.4 %) since the tenth set's families; this bar
-// keeps it from getting worse.
-const DEV4_MAX_FALSE_ALARM: f64 = 20.0 / 161.0;
+// (13.0 %), above the goal's 10 %, 20 (12.4 %) since the tenth set's families and 19 (11.8 %)
+// since the twelfth's; this bar keeps it from getting worse.
+const DEV4_MAX_FALSE_ALARM: f64 = 19.0 / 161.0;
 
 // The fifth development set was the held-out set until its first measurement, 2026-11-25:
 // 109 of 140 urgent calls (77.9 %), 26 false alarms of 160 (16.2 %). Its misses were turned
@@ -65,16 +65,17 @@ const DEV10_MAX_FALSE_ALARM: f64 = 5.0 / 160.0;
 // 137 of 140 urgent calls (97.9 %), 30 false alarms of 160 (18.8 %). Its misses and false
 // alarms were turned into families since (a short text with too few marker words reads both
 // languages; a pseudo phrase takes back a signal word too): no urgent call missed, 12 false
-// alarms (7.5 %).
-const DEV11_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
+// alarms (7.5 %), 11 (6.9 %) with the twelfth set's families.
+const DEV11_MAX_FALSE_ALARM: f64 = 11.0 / 160.0;
 
 // The twelfth development set was the held-out set until its first measurement, 2026-11-27:
 // 135 of 140 urgent calls (96.4 %), 32 false alarms of 160 (20.0 %). Its five misses showed
 // two faults that are not wording (an acuity cue negated by its own "inte"; Swedish self-harm
 // only in the first person), fixed as families: no urgent call missed, 32 false alarms. Its
 // false alarms were turned into families since (a year said in words, a moment that passed, a
-// correction, a time said after "what, maybe", a story's someone after "I think"): 7 (4.4 %).
-const DEV12_MAX_FALSE_ALARM: f64 = 7.0 / 160.0;
+// correction, a time said after "what, maybe", a story's someone after "I think", a date in
+// the month): 6 (3.8 %).
+const DEV12_MAX_FALSE_ALARM: f64 = 6.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.

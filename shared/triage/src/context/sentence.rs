@@ -125,8 +125,10 @@ impl Sentence {
                 }
             }
         }
+        // Someone else, or an animal, is a subject too: "I think the dog collapsed" speaks of
+        // the dog, "the dog knocked me over and I can't get up" of the speaker.
         for m in &self.modifiers {
-            if m.1 == Kind::Other {
+            if matches!(m.1, Kind::Other | Kind::NotPerson) {
                 self.subjects.push((m.0.start, false));
             }
         }
@@ -136,14 +138,18 @@ impl Sentence {
                 flags &= !Kind::Negated.bit();
             }
             // "Jag har ramlat, och min dotter bor i Göteborg": the nearest subject before the
-            // trigger is the speaker (the client), so someone else's whereabouts do not count.
+            // trigger is the speaker (the client), so someone else's whereabouts do not count,
+            // nor an animal ("jag snubblade på katten och kommer inte upp").
             let nearest = self
                 .subjects
                 .iter()
                 .filter(|s| s.0 < trigger.start)
                 .max_by_key(|s| s.0);
             match nearest {
-                Some(s) if s.1 => flags &= !(Kind::Other.bit() | Kind::OtherElsewhere.bit()),
+                Some(s) if s.1 => {
+                    flags &=
+                        !(Kind::Other.bit() | Kind::OtherElsewhere.bit() | Kind::NotPerson.bit())
+                }
                 Some(_) => flags |= SOMEONE_ELSE,
                 None => {}
             }
