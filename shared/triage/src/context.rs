@@ -55,10 +55,12 @@ const RULE_OUT: u16 = Kind::Negated.bit()
 /// only if, somewhere else, a joke).
 const REPLY_TAKES_BACK: u16 = RULE_OUT & !Kind::Negated.bit();
 
-/// Kinds a story carries into the sentences after it: who, where, when.
+/// Kinds a story carries into the sentences after it: who (someone else, an animal), where,
+/// when.
 const FRAME: u16 = Kind::Other.bit()
     | Kind::OtherElsewhere.bit()
     | Kind::OtherPresent.bit()
+    | Kind::NotPerson.bit()
     | Kind::Historical.bit();
 
 /// A trigger's flag, beside the modifier kinds: the nearest subject before it is someone
@@ -156,6 +158,10 @@ pub(crate) struct Analyser<'r> {
     /// A counted text said that the means of a suicide are at hand (`Dialogue::Means`, read
     /// as `acute` is).
     means: bool,
+    /// A counted text said the client takes a blood thinner (`Dialogue::Thinner`).
+    thinner: bool,
+    /// A counted text said something bleeds now (`Dialogue::Bleeding`).
+    bleeding: bool,
     /// For `explain`: every rule phrase found, where it is written and the words it matched.
     trace: Option<String>,
 }
@@ -205,6 +211,8 @@ impl<'r> Analyser<'r> {
             third_party: false,
             acute: false,
             means: false,
+            thinner: false,
+            bleeding: false,
             trace: None,
         }
     }
@@ -242,6 +250,8 @@ impl<'r> Analyser<'r> {
         self.third_party = false;
         self.acute = false;
         self.means = false;
+        self.thinner = false;
+        self.bleeding = false;
     }
 
     /// Reads a caller line (transcript index `index`).
@@ -297,8 +307,8 @@ impl<'r> Analyser<'r> {
             }
         }
         out.push_str(&format!(
-            "signals: acute={} means={}\n",
-            self.acute, self.means
+            "signals: acute={} means={} thinner={} bleeding={}\n",
+            self.acute, self.means, self.thinner, self.bleeding
         ));
         out
     }
@@ -462,6 +472,10 @@ impl<'r> Analyser<'r> {
             let hits = &self.hits[i..j];
             self.acute = self.acute || self.says_now(hits, lang, reading.cues, Dialogue::Acute);
             self.means = self.means || self.says_now(hits, lang, reading.cues, Dialogue::Means);
+            self.thinner =
+                self.thinner || self.states(hits, lang, reading.cues, Dialogue::Thinner, s.end);
+            self.bleeding =
+                self.bleeding || self.states(hits, lang, reading.cues, Dialogue::Bleeding, s.end);
             self.entries.push(Entry::Clause(Clause {
                 unit,
                 orig: (s.orig_start, s.orig_end),
@@ -522,13 +536,18 @@ impl<'r> Analyser<'r> {
             for &(category, own) in &self.found[c.triggers.clone()] {
                 let inherit = if !c.caller {
                     0
-                } else if !c.first_person {
+                } else if !c.first_person && own & SOMEONE_ELSE != 0 {
                     frame
+                } else if !c.first_person {
+                    // An animal goes on only in a sentence that names someone as its subject
+                    // ("Vår hund föll ihop. Nu blöder han"), not in a bare one ("Walked the
+                    // dog. Chest pain.").
+                    frame & !Kind::NotPerson.bit()
                 } else if own & SOMEONE_ELSE != 0 {
                     // "I think he's had a stroke": who the story is about and where they are,
                     // not when; a place the sentence says itself stands.
                     let place = Kind::OtherElsewhere.bit() | Kind::OtherPresent.bit();
-                    let who = frame & (Kind::Other.bit() | place);
+                    let who = frame & (Kind::Other.bit() | Kind::NotPerson.bit() | place);
                     if own & place != 0 { who & !place } else { who }
                 } else {
                     0
@@ -620,10 +639,16 @@ impl<'r> Analyser<'r> {
     /// "the letters are written") is a plan: self-harm. Another concern said with a sign that
     /// it is happening now and badly ("out of nowhere", "clammy", "it won't stop") is an
     /// emergency: where a rule must guess, it escalates. Not medication, nor low mood on a
-    /// sign alone: "help me" about loneliness or a missed dose is not an emergency.
+    /// sign alone: "help me" about loneliness or a missed dose is not an emergency. Any
+    /// concern in a call that says something bleeds now and that the client takes a blood
+    /// thinner is urgent bleeding.
     fn escalated(&self, category: Category) -> Category {
         match category {
             Category::LowMood if self.means => Category::SelfHarm,
+            // NHS "Nosebleed": go to A&E for one on a blood thinner such as warfarin.
+            _ if category.level() == Level::Concern && self.thinner && self.bleeding => {
+                Category::Bleeding
+            }
             Category::LowMood | Category::Medication => category,
             _ if category.level() == Level::Concern && self.acute => Category::OtherEmergency,
             _ => category,

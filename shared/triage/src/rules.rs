@@ -136,6 +136,11 @@ pub(crate) enum Dialogue {
     /// The means or the preparations of a suicide at hand ("the tablets are laid out", "the
     /// bridge", "letters to the children"): it makes low mood urgent self-harm.
     Means,
+    /// The client takes a blood thinner ("warfarin", "blodförtunnande"): with a bleeding said
+    /// now, a concern is urgent bleeding.
+    Thinner,
+    /// A bleeding said of now ("nosebleed", "blöder"), read with `Thinner`.
+    Bleeding,
 }
 
 /// What a pattern is for.
@@ -384,7 +389,9 @@ fn used_for(role: Role) -> u8 {
             | Dialogue::Present
             | Dialogue::Client
             | Dialogue::Acute
-            | Dialogue::Means,
+            | Dialogue::Means
+            | Dialogue::Thinner
+            | Dialogue::Bleeding,
         ) => FOR_TEXT,
     }
 }

@@ -617,3 +617,86 @@ fn an_animal_a_plant_or_a_dated_diary_entry_is_not_an_emergency_of_the_client() 
         ],
     );
 }
+
+#[test]
+fn a_nosebleed_on_a_blood_thinner_and_tablets_taken_by_the_packet_are_urgent() {
+    expect(
+        said,
+        &[
+            (
+                &["Bit of a nosebleed, it's been going two hours, I'm on the warfarin, see."],
+                "bleeding",
+            ),
+            (
+                &["Jag har näsblod igen, och jag tar ju Eliquis."],
+                "bleeding",
+            ),
+            (
+                &["Bit of a nosebleed this morning, it stopped by itself."],
+                "none",
+            ),
+            (
+                &["I've taken every tablet in the blister pack, the whole week's worth."],
+                "other_emergency",
+            ),
+            (
+                &["Jag har tagit hela kartan med sömntabletter."],
+                "self_harm",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_storey_a_ladder_an_accidental_alarm_or_someone_taken_to_hospital_is_not_now() {
+    expect(
+        said,
+        &[
+            (&["I'm on the fourth floor with my frame."], "none"),
+            (&["I can't get up a ladder at my age."], "none"),
+            (&["I'm on the floor and I can't get up."], "fall"),
+            (
+                &[
+                    "Not since I had the fall in the garden - that's two summers ago now - and broke the wrist.",
+                ],
+                "none",
+            ),
+            (
+                &["The ambulance took her Tuesday with chest pains, she's in the Royal Adelaide."],
+                "none",
+            ),
+            (
+                &[
+                    "Vår hund föll ihop på promenaden.",
+                    "Nu blöder han från munnen.",
+                ],
+                "none",
+            ),
+            (
+                &["Walked the dog.", "Terrible pain in my chest."],
+                "chest_pain",
+            ),
+            (
+                &["Det var dottern som ringde er för att jag int svarade i telefon."],
+                "none",
+            ),
+            (
+                &["Brandlarmet gick i köket för att jag brände lite bröd i brödrosten."],
+                "none",
+            ),
+        ],
+    );
+    expect(
+        summary,
+        &[
+            (
+                "Son told client had fallen after accidental pendant press.",
+                "none",
+            ),
+            (
+                "Broder i Luleå har fått stroke och vårdas på sjukhus.",
+                "none",
+            ),
+        ],
+    );
+}

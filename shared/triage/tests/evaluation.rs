@@ -37,16 +37,16 @@ const DEV6_MAX_FALSE_ALARM: f64 = 15.0 / 160.0;
 // The seventh development set was the held-out set until its first measurement, 2026-11-27:
 // 118 of 140 urgent calls (84.3 %), 16 false alarms of 160 (10.0 %). Its misses were turned
 // into rule families since (and a caller's echo question reports nothing): 139 of 140, 13
-// false alarms (8.1 %), 12 (7.5 %) today.
+// false alarms (8.1 %), 12 (7.5 %), 11 (6.9 %) with the thirteenth set's families.
 const DEV7_MIN_RECALL: f64 = 139.0 / 140.0;
-const DEV7_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
+const DEV7_MAX_FALSE_ALARM: f64 = 11.0 / 160.0;
 
 // The eighth development set was the held-out set until its first measurement, 2026-11-27:
 // 126 of 140 urgent calls (90.0 %), 30 false alarms of 160 (18.8 %). Its misses and false
 // alarms were turned into families since: no urgent call missed, 26 false alarms (16.2 %),
 // 22 (13.8 %) after more families of its false alarms with the tenth set, 21 (13.1 %) with
-// the eleventh's.
-const DEV8_MAX_FALSE_ALARM: f64 = 21.0 / 160.0;
+// the eleventh's, 19 (11.9 %) with the thirteenth's.
+const DEV8_MAX_FALSE_ALARM: f64 = 19.0 / 160.0;
 
 // The ninth development set was the held-out set until its first measurement, 2026-11-27:
 // 134 of 140 urgent calls (95.7 %), 18 false alarms of 160 (11.2 %). Its misses and false
@@ -79,9 +79,11 @@ const DEV12_MAX_FALSE_ALARM: f64 = 6.0 / 160.0;
 
 // The thirteenth development set was the held-out set until its first measurement, 2026-11-27:
 // 138 of 140 urgent calls (98.6 %), 23 false alarms of 160 (14.4 %), the same calls with the
-// rules of the start of that day and with the twelfth set's families.
-const DEV13_MIN_RECALL: f64 = 138.0 / 140.0;
-const DEV13_MAX_FALSE_ALARM: f64 = 23.0 / 160.0;
+// rules of the start of that day and with the twelfth set's families. Its misses and false
+// alarms were turned into families since (a nosebleed on a blood thinner, tablets taken by the
+// packet, an animal's story told on, an inverted Swedish subject, "my chest" as the speaker):
+// no urgent call missed, 5 false alarms (3.1 %).
+const DEV13_MAX_FALSE_ALARM: f64 = 5.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
@@ -338,7 +340,7 @@ fn eleventh_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_r
 
 #[test]
 fn thirteenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
-    evaluate("dev13.cases.json", DEV13_MIN_RECALL, DEV13_MAX_FALSE_ALARM);
+    evaluate("dev13.cases.json", 1.0, DEV13_MAX_FALSE_ALARM);
 }
 
 #[test]

@@ -140,11 +140,19 @@ impl Sentence {
             // "Jag har ramlat, och min dotter bor i Göteborg": the nearest subject before the
             // trigger is the speaker (the client), so someone else's whereabouts do not count,
             // nor an animal ("jag snubblade på katten och kommer inte upp").
+            // Swedish puts the subject after the verb behind a fronted word ("Nu blöder han"):
+            // with none before the trigger, one just after it counts.
             let nearest = self
                 .subjects
                 .iter()
                 .filter(|s| s.0 < trigger.start)
-                .max_by_key(|s| s.0);
+                .max_by_key(|s| s.0)
+                .or_else(|| {
+                    self.subjects
+                        .iter()
+                        .filter(|s| s.0 >= trigger.end && s.0 < trigger.end + INVERTED_SUBJECT)
+                        .min_by_key(|s| s.0)
+                });
             match nearest {
                 Some(s) if s.1 => {
                     flags &=
@@ -163,6 +171,9 @@ impl Sentence {
     }
 }
 
+/// How far after a trigger an inverted subject may stand ("blöder han", "ramlade jag").
+const INVERTED_SUBJECT: usize = 2;
+
 /// How many words ("what, maybe") may stand between the comma and a time said as an
 /// afterthought.
 const AFTERTHOUGHT_FILLERS: usize = 2;
@@ -177,7 +188,7 @@ fn distance(m: &Hit, t: &Hit) -> usize {
 }
 
 /// Whether trigger `t` lies in the scope of modifier `m` (its kind, direction and window).
-fn in_scope(
+pub(super) fn in_scope(
     rules: &Rules,
     toks: &Tokens,
     m: &Hit,

@@ -57,6 +57,51 @@ impl Analyser<'_> {
             })
     }
 
+    /// Whether a sentence says the standing fact `what` (a blood thinner, a bleeding) of the
+    /// client: as `says_now`, but a negation, an "if" or a past hedges it only where its scope
+    /// reaches it, since a long spoken sentence holds other clauses ("since before Countdown,
+    /// ... I'm on the warfarin").
+    pub(super) fn states(
+        &self,
+        hits: &[(usize, Hit)],
+        lang: u8,
+        cues: u16,
+        what: Dialogue,
+        sentence_end: usize,
+    ) -> bool {
+        let rules = self.rules;
+        let someone_else = cues & (Kind::Other.bit() | Kind::OtherElsewhere.bit()) != 0;
+        let terminators: Vec<Hit> = hits
+            .iter()
+            .filter(|(_, h)| matches!(rules.patterns[h.pattern as usize].role, Role::Terminator(_)))
+            .map(|(_, h)| *h)
+            .collect();
+        !someone_else
+            && saying(rules, hits, what, lang).any(|own| {
+                !hits
+                    .iter()
+                    .any(|(_, m)| match rules.patterns[m.pattern as usize].role {
+                        Role::Modifier { kind, dir, window }
+                            if matches!(
+                                kind,
+                                Kind::Negated | Kind::Hypothetical | Kind::Historical
+                            ) && !m.within_literally(own) =>
+                        {
+                            sentence::in_scope(
+                                rules,
+                                &self.toks,
+                                m,
+                                own,
+                                (kind, dir, window),
+                                sentence_end,
+                                &terminators,
+                            )
+                        }
+                        _ => false,
+                    })
+            })
+    }
+
     /// The first agent line that tells the client help is coming now, as (line, sentence):
     /// a statement with a dispatch phrase, no "if" and no negation of it ("Jag skickar hjälp
     /// direkt", "Oroa dig inte, hjälpen är på väg"; not "Om du ramlar skickar vi hjälp", "Jag

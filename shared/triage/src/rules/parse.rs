@@ -307,6 +307,8 @@ fn parse_dialogue<'a>(f: &[&'a str]) -> Result<(Role, &'a str), String> {
         "dispatch" => Dialogue::Dispatch,
         "acute" => Dialogue::Acute,
         "means" => Dialogue::Means,
+        "thinner" => Dialogue::Thinner,
+        "bleeding" => Dialogue::Bleeding,
         other => match other.strip_prefix("inability:").and_then(Category::parse) {
             Some(c) => Dialogue::Inability(c),
             None => return Err(format!("unknown dialogue kind {other:?}")),
