@@ -700,3 +700,37 @@ fn a_storey_a_ladder_an_accidental_alarm_or_someone_taken_to_hospital_is_not_now
         ],
     );
 }
+
+#[test]
+fn a_correction_a_pet_or_a_past_date_never_hides_an_emergency_said_now() {
+    expect(
+        said,
+        &[
+            (&["The dog knocked me down.", "Can't get up."], "fall"),
+            (
+                &["I have chest pain, no wait, it's really bad now."],
+                "chest_pain",
+            ),
+            (
+                &["Jag har ont i bröstet, nej vänta, det är värre nu."],
+                "chest_pain",
+            ),
+            (
+                &["Last Tuesday I fell, and today I fell again and can't get up."],
+                "fall",
+            ),
+            (
+                &["On the 3rd I had chest pain and now it's back, crushing."],
+                "chest_pain",
+            ),
+            (
+                &["I sat down on the floor to rest and now I can't get up."],
+                "fall",
+            ),
+            (
+                &["Katten har fått mat.", "Jag har så ont i bröstet."],
+                "chest_pain",
+            ),
+        ],
+    );
+}
