@@ -71,35 +71,37 @@ impl Analyser<'_> {
     ) -> bool {
         let rules = self.rules;
         let someone_else = cues & (Kind::Other.bit() | Kind::OtherElsewhere.bit()) != 0;
+        if someone_else || saying(rules, hits, what, lang).next().is_none() {
+            return false;
+        }
         let terminators: Vec<Hit> = hits
             .iter()
             .filter(|(_, h)| matches!(rules.patterns[h.pattern as usize].role, Role::Terminator(_)))
             .map(|(_, h)| *h)
             .collect();
-        !someone_else
-            && saying(rules, hits, what, lang).any(|own| {
-                !hits
-                    .iter()
-                    .any(|(_, m)| match rules.patterns[m.pattern as usize].role {
-                        Role::Modifier { kind, dir, window }
-                            if matches!(
-                                kind,
-                                Kind::Negated | Kind::Hypothetical | Kind::Historical
-                            ) && !m.within_literally(own) =>
-                        {
-                            sentence::in_scope(
-                                rules,
-                                &self.toks,
-                                m,
-                                own,
-                                (kind, dir, window),
-                                sentence_end,
-                                &terminators,
-                            )
-                        }
-                        _ => false,
-                    })
-            })
+        saying(rules, hits, what, lang).any(|own| {
+            !hits
+                .iter()
+                .any(|(_, m)| match rules.patterns[m.pattern as usize].role {
+                    Role::Modifier { kind, dir, window }
+                        if matches!(
+                            kind,
+                            Kind::Negated | Kind::Hypothetical | Kind::Historical
+                        ) && !m.within_literally(own) =>
+                    {
+                        sentence::in_scope(
+                            rules,
+                            &self.toks,
+                            m,
+                            own,
+                            (kind, dir, window),
+                            sentence_end,
+                            &terminators,
+                        )
+                    }
+                    _ => false,
+                })
+        })
     }
 
     /// The first agent line that tells the client help is coming now, as (line, sentence):
