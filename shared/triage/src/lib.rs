@@ -250,10 +250,20 @@ fn read(analyser: &mut Analyser, call: &CallText) -> Option<Finding> {
     }
     // The agent told the client help is coming: a person must be told, whatever the words
     // before it (a symptom the rules do not know yet still gets its alarm).
-    match analyser.dispatched(call) {
-        Some((line, evidence)) => Some(Finding {
+    if let Some((line, evidence)) = analyser.dispatched(call) {
+        return Some(Finding {
             level: Level::Urgent,
             category: Category::OtherEmergency,
+            evidence,
+            source: Source::AgentLine(line),
+        });
+    }
+    // The caller stopped answering mid-call: the agent's "are you still there?" went
+    // unanswered to the end.
+    match analyser.went_silent(call) {
+        Some((line, evidence)) => Some(Finding {
+            level: Level::Urgent,
+            category: Category::Unconscious,
             evidence,
             source: Source::AgentLine(line),
         }),

@@ -141,6 +141,9 @@ pub(crate) enum Dialogue {
     Thinner,
     /// A bleeding said of now ("nosebleed", "blöder"), read with `Thinner`.
     Bleeding,
+    /// The agent checks that the caller is still there ("Are you still there?", "Hör du
+    /// mig?"): at the end of a call with no answer, the caller stopped answering mid-call.
+    PresenceCheck,
 }
 
 /// What a pattern is for.
@@ -380,7 +383,8 @@ fn used_for(role: Role) -> u8 {
             | Dialogue::ClosedQuestion
             | Dialogue::SecondPerson
             | Dialogue::Inability(_)
-            | Dialogue::Dispatch,
+            | Dialogue::Dispatch
+            | Dialogue::PresenceCheck,
         ) => FOR_AGENT,
         Role::Dialogue(
             Dialogue::FirstPerson

@@ -734,3 +734,62 @@ fn a_correction_a_pet_or_a_past_date_never_hides_an_emergency_said_now() {
         ],
     );
 }
+
+#[test]
+fn a_caller_who_stops_answering_or_is_ill_at_a_relatives_house_is_urgent() {
+    expect(
+        dialogue,
+        &[
+            (
+                &[
+                    (
+                        'c',
+                        "And a bag of apples. Ooh, I've come over all hot. Hold on.",
+                    ),
+                    ('a', "Shirley? Are you still there?"),
+                    ('a', "Shirley, can you hear me?"),
+                ],
+                "unconscious",
+            ),
+            (
+                &[
+                    ('c', "Det var allt för idag."),
+                    ('a', "Hallå, är du kvar? Hör du mig?"),
+                ],
+                "unconscious",
+            ),
+            (
+                &[
+                    ('a', "Are you still there?"),
+                    ('c', "Yes, sorry, I dropped the phone. All fine."),
+                    ('a', "Lovely, speak next week."),
+                ],
+                "none",
+            ),
+            (
+                &[
+                    ('c', "Jag har tagit mina tabletter."),
+                    ('a', "Säg till om du blir yr."),
+                ],
+                "none",
+            ),
+        ],
+    );
+    expect(
+        summary,
+        &[
+            (
+                "Stopped answering mid-call, no reply, line open, send help now.",
+                "unconscious",
+            ),
+            (
+                "Client at daughter's house in Calgary, severe breathlessness, alone.",
+                "breathing",
+            ),
+            (
+                "Brukaren är hos dottern i Malmö och har ramlat, kommer inte upp.",
+                "fall",
+            ),
+        ],
+    );
+}

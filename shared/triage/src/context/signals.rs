@@ -104,6 +104,43 @@ impl Analyser<'_> {
         })
     }
 
+    /// The agent line that checks on a caller who no longer answers: the call ends with the
+    /// agent's lines after the caller's last one, and one of them asks whether the caller is
+    /// still there ("Shirley? Are you still there?", "Hör du mig?"), as (line, sentence).
+    pub(crate) fn went_silent(&mut self, call: &CallText) -> Option<(usize, String)> {
+        let rules = self.rules;
+        let last_caller = call
+            .transcript
+            .iter()
+            .rposition(|l| l.by == Speaker::Caller)?;
+        for (index, line) in call.transcript.iter().enumerate().skip(last_caller + 1) {
+            if line.by != Speaker::Agent {
+                continue;
+            }
+            self.toks.fill(line.message);
+            let lang = collect(
+                rules,
+                &self.toks,
+                &mut self.paths,
+                &mut self.hits,
+                FOR_AGENT,
+            );
+            if let Some(&(si, _)) = self.hits.iter().find(|(_, h)| {
+                let p = &rules.patterns[h.pattern as usize];
+                p.role == Role::Dialogue(Dialogue::PresenceCheck) && p.lang & lang != 0
+            }) {
+                let s = self.toks.sents[si];
+                let sentence = line
+                    .message
+                    .get(s.orig_start..s.orig_end)
+                    .unwrap_or(line.message)
+                    .trim();
+                return Some((index, sentence.to_owned()));
+            }
+        }
+        None
+    }
+
     /// The first agent line that tells the client help is coming now, as (line, sentence):
     /// a statement with a dispatch phrase, no "if" and no negation of it ("Jag skickar hjälp
     /// direkt", "Oroa dig inte, hjälpen är på väg"; not "Om du ramlar skickar vi hjälp", "Jag

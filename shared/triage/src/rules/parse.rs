@@ -309,6 +309,7 @@ fn parse_dialogue<'a>(f: &[&'a str]) -> Result<(Role, &'a str), String> {
         "means" => Dialogue::Means,
         "thinner" => Dialogue::Thinner,
         "bleeding" => Dialogue::Bleeding,
+        "presence_check" => Dialogue::PresenceCheck,
         other => match other.strip_prefix("inability:").and_then(Category::parse) {
             Some(c) => Dialogue::Inability(c),
             None => return Err(format!("unknown dialogue kind {other:?}")),
