@@ -104,6 +104,28 @@ impl Analyser<'_> {
         })
     }
 
+    /// Reads an agent line for a call-wide check: its tokens and rule phrases; its language.
+    fn collect_agent(&mut self, message: &str) -> u8 {
+        self.toks.fill(message);
+        collect(
+            self.rules,
+            &self.toks,
+            &mut self.paths,
+            &mut self.hits,
+            FOR_AGENT,
+        )
+    }
+
+    /// Sentence `si` of the text last read, `message`, as it is written.
+    fn sentence_text(&self, message: &str, si: usize) -> String {
+        let s = self.toks.sents[si];
+        message
+            .get(s.orig_start..s.orig_end)
+            .unwrap_or(message)
+            .trim()
+            .to_owned()
+    }
+
     /// The agent line that checks on a caller who no longer answers: the call ends with the
     /// agent's lines after the caller's last one, and one of them asks whether the caller is
     /// still there ("Shirley? Are you still there?", "Hör du mig?"), as (line, sentence).
@@ -117,25 +139,12 @@ impl Analyser<'_> {
             if line.by != Speaker::Agent {
                 continue;
             }
-            self.toks.fill(line.message);
-            let lang = collect(
-                rules,
-                &self.toks,
-                &mut self.paths,
-                &mut self.hits,
-                FOR_AGENT,
-            );
+            let lang = self.collect_agent(line.message);
             if let Some(&(si, _)) = self.hits.iter().find(|(_, h)| {
                 let p = &rules.patterns[h.pattern as usize];
                 p.role == Role::Dialogue(Dialogue::PresenceCheck) && p.lang & lang != 0
             }) {
-                let s = self.toks.sents[si];
-                let sentence = line
-                    .message
-                    .get(s.orig_start..s.orig_end)
-                    .unwrap_or(line.message)
-                    .trim();
-                return Some((index, sentence.to_owned()));
+                return Some((index, self.sentence_text(line.message, si)));
             }
         }
         None
@@ -151,14 +160,7 @@ impl Analyser<'_> {
             if line.by != Speaker::Agent {
                 continue;
             }
-            self.toks.fill(line.message);
-            let lang = collect(
-                rules,
-                &self.toks,
-                &mut self.paths,
-                &mut self.hits,
-                FOR_AGENT,
-            );
+            let lang = self.collect_agent(line.message);
             let mut i = 0;
             for si in 0..self.toks.sents.len() {
                 let mut j = i;
@@ -186,13 +188,7 @@ impl Analyser<'_> {
                         })
                     });
                 if promises && !self.is_closed_question(si, hits) {
-                    let s = self.toks.sents[si];
-                    let sentence = line
-                        .message
-                        .get(s.orig_start..s.orig_end)
-                        .unwrap_or(line.message)
-                        .trim();
-                    return Some((index, sentence.to_owned()));
+                    return Some((index, self.sentence_text(line.message, si)));
                 }
             }
         }
