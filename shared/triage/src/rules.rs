@@ -361,8 +361,9 @@ pub(crate) struct Pattern {
     pub(crate) used_for: u8,
     /// Its phrase brackets some words: it must match more than its hit.
     pub(crate) bracketed: bool,
-    /// Where it is written ("triggers.tsv:61"), for `explain`.
-    pub(crate) origin: Box<str>,
+    /// Where it is written, for `explain`: the index of its file in `Rules::files` and its
+    /// line.
+    origin: (u8, u32),
 }
 
 /// A caller's line, a request or the summary is being read.
@@ -428,6 +429,8 @@ pub(crate) struct Rules {
     /// The second-person words ("du", "you"; dialogue.tsv), to tell whether an agent line
     /// speaks to the client without reading it all.
     second_person: Vec<Box<[u8]>>,
+    /// The names of the rule files, in the order parsed.
+    files: Vec<Box<str>>,
 }
 
 /// Slots per node in `Rules::dense`: a-z, 0-9 and the comma.
@@ -459,6 +462,12 @@ const SLOT: [u8; 256] = {
 };
 
 impl Rules {
+    /// Where pattern `id` is written ("triggers.tsv:61"), for `explain`.
+    pub(crate) fn origin(&self, id: u32) -> String {
+        let (file, line) = self.patterns[id as usize].origin;
+        format!("{}:{line}", self.files[usize::from(file)])
+    }
+
     /// The child of node `at` by byte `b` (0: none; the root is nobody's child).
     #[inline]
     fn child(&self, at: usize, b: u8) -> usize {

@@ -24,7 +24,7 @@ impl<'r> Analyser<'r> {
             trace.push_str(&format!(
                 "  s{si} {:?} {} \"{}\"\n",
                 p.role,
-                p.origin,
+                self.rules.origin(h.pattern),
                 words.join(" ")
             ));
         }

@@ -11,11 +11,12 @@ impl Rules {
             nodes: vec![Node::default()],
             dense: Vec::new(),
             second_person: Vec::new(),
+            files: files.iter().map(|(name, _)| Box::from(*name)).collect(),
         };
         let mut seen: HashMap<String, (String, usize)> = HashMap::new();
         let mut markers: Vec<(String, u8)> = Vec::new();
         let mut counts = HashMap::new();
-        for (name, content) in files {
+        for (file, (name, content)) in files.iter().enumerate() {
             for (n, raw) in content.lines().enumerate() {
                 let line = raw.trim_end();
                 if line.trim().is_empty() || line.trim_start().starts_with('#') {
@@ -101,7 +102,7 @@ impl Rules {
                     gate: Box::default(),
                     used_for: used_for(role),
                     bracketed: phrase.contains('['),
-                    origin: at().into(),
+                    origin: (file as u8, n as u32 + 1),
                 });
             }
         }
