@@ -249,21 +249,21 @@ fn read(analyser: &mut Analyser, call: &CallText) -> Option<Finding> {
         return found;
     }
     // The agent told the client help is coming: a person must be told, whatever the words
-    // before it (a symptom the rules do not know yet still gets its alarm).
-    if let Some((line, evidence)) = analyser.dispatched(call) {
-        return Some(Finding {
-            level: Level::Urgent,
-            category: Category::OtherEmergency,
-            evidence,
-            source: Source::AgentLine(line),
+    // before it (a symptom the rules do not know yet still gets its alarm). Or the caller
+    // stopped answering mid-call: the agent's "are you still there?" went unanswered to the
+    // end.
+    let agent_saw = analyser
+        .dispatched(call)
+        .map(|said| (Category::OtherEmergency, said))
+        .or_else(|| {
+            analyser
+                .went_silent(call)
+                .map(|said| (Category::Unconscious, said))
         });
-    }
-    // The caller stopped answering mid-call: the agent's "are you still there?" went
-    // unanswered to the end.
-    match analyser.went_silent(call) {
-        Some((line, evidence)) => Some(Finding {
+    match agent_saw {
+        Some((category, (line, evidence))) => Some(Finding {
             level: Level::Urgent,
-            category: Category::Unconscious,
+            category,
             evidence,
             source: Source::AgentLine(line),
         }),

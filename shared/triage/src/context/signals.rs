@@ -4,14 +4,32 @@
 
 use super::*;
 
-/// Whether any of `hits` is a modifier of one of `kinds` ("inte", "if", "last year"), other
-/// than one within the words of `own` (the "inte" of "slutar inte" is part of the cue).
+/// What hedges a signal said of the client: a negation, an "if", a past.
+const HEDGES: [Kind; 3] = [Kind::Negated, Kind::Hypothetical, Kind::Historical];
+
+/// The modifiers of `hits` of one of `kinds` ("inte", "if", "last year") with their scope,
+/// other than those within the words of `own` (the "inte" of "slutar inte" is part of the cue).
+fn hedges<'h>(
+    rules: &'h Rules,
+    hits: &'h [(usize, Hit)],
+    kinds: &'h [Kind],
+    own: Option<&'h Hit>,
+) -> impl Iterator<Item = (&'h Hit, Kind, Direction, u16)> {
+    hits.iter().filter_map(
+        move |(_, h)| match rules.patterns[h.pattern as usize].role {
+            Role::Modifier { kind, dir, window }
+                if kinds.contains(&kind) && !own.is_some_and(|own| h.within_literally(own)) =>
+            {
+                Some((h, kind, dir, window))
+            }
+            _ => None,
+        },
+    )
+}
+
+/// Whether any of `hits` is a modifier of one of `kinds`, other than one within `own`.
 fn hedged(rules: &Rules, hits: &[(usize, Hit)], kinds: &[Kind], own: Option<&Hit>) -> bool {
-    hits.iter().any(|(_, h)| {
-        matches!(rules.patterns[h.pattern as usize].role,
-            Role::Modifier { kind, .. } if kinds.contains(&kind))
-            && !own.is_some_and(|own| h.within_literally(own))
-    })
+    hedges(rules, hits, kinds, own).next().is_some()
 }
 
 /// The hits of `hits` that are the dialogue word `what` in language `lang`, not taken back by
@@ -47,14 +65,8 @@ impl Analyser<'_> {
     ) -> bool {
         let someone_else = cues & (Kind::Other.bit() | Kind::OtherElsewhere.bit()) != 0;
         !someone_else
-            && saying(self.rules, hits, what, lang).any(|own| {
-                !hedged(
-                    self.rules,
-                    hits,
-                    &[Kind::Negated, Kind::Hypothetical, Kind::Historical],
-                    Some(own),
-                )
-            })
+            && saying(self.rules, hits, what, lang)
+                .any(|own| !hedged(self.rules, hits, &HEDGES, Some(own)))
     }
 
     /// Whether a sentence says the standing fact `what` (a blood thinner, a bleeding) of the
@@ -80,27 +92,17 @@ impl Analyser<'_> {
             .map(|(_, h)| *h)
             .collect();
         saying(rules, hits, what, lang).any(|own| {
-            !hits
-                .iter()
-                .any(|(_, m)| match rules.patterns[m.pattern as usize].role {
-                    Role::Modifier { kind, dir, window }
-                        if matches!(
-                            kind,
-                            Kind::Negated | Kind::Hypothetical | Kind::Historical
-                        ) && !m.within_literally(own) =>
-                    {
-                        sentence::in_scope(
-                            rules,
-                            &self.toks,
-                            m,
-                            own,
-                            (kind, dir, window),
-                            sentence_end,
-                            &terminators,
-                        )
-                    }
-                    _ => false,
-                })
+            !hedges(rules, hits, &HEDGES, Some(own)).any(|(m, kind, dir, window)| {
+                sentence::in_scope(
+                    rules,
+                    &self.toks,
+                    m,
+                    own,
+                    (kind, dir, window),
+                    sentence_end,
+                    &terminators,
+                )
+            })
         })
     }
 
@@ -175,16 +177,8 @@ impl Analyser<'_> {
                 let toks = &self.toks;
                 let promises = !hedged(rules, hits, &[Kind::Hypothetical], None)
                     && saying(rules, hits, Dialogue::Dispatch, lang).any(|d| {
-                        !hits.iter().any(|(_, m)| {
-                            matches!(
-                                rules.patterns[m.pattern as usize].role,
-                                Role::Modifier {
-                                    kind: Kind::Negated,
-                                    ..
-                                }
-                            ) && !m.within_literally(d)
-                                && m.start < d.end
-                                && !(m.end..d.start).any(|t| toks.is_comma(t))
+                        !hedges(rules, hits, &[Kind::Negated], Some(d)).any(|(m, ..)| {
+                            m.start < d.end && !(m.end..d.start).any(|t| toks.is_comma(t))
                         })
                     });
                 if promises && !self.is_closed_question(si, hits) {
