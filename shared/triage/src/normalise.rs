@@ -13,6 +13,9 @@ pub(crate) struct Tok {
     end: u32,
     /// The original word started with a capital letter (a name, mid-sentence).
     pub(crate) cap: bool,
+    /// The original word had a letter only Swedish writes (å, ä, ö): a marker of the text's
+    /// language that folding removes.
+    pub(crate) swedish: bool,
 }
 
 /// One sentence: a range of tokens, whether it ended with a question mark, and where it lies
@@ -115,6 +118,7 @@ impl Tokens {
             out: self,
             word_start: None,
             word_cap: false,
+            word_swedish: false,
             sent_start_tok: 0,
             sent_orig_start: None,
         };
@@ -129,6 +133,7 @@ impl Tokens {
                     if builder.word_start.is_none() {
                         builder.word_start = Some(builder.out.text.len());
                         builder.word_cap = b.is_ascii_uppercase();
+                        builder.word_swedish = false;
                         if builder.sent_orig_start.is_none() {
                             builder.sent_orig_start = Some(at);
                         }
@@ -200,6 +205,8 @@ struct Builder<'t> {
     word_start: Option<usize>,
     /// The current word started with a capital letter.
     word_cap: bool,
+    /// The current word has å, ä or ö.
+    word_swedish: bool,
     /// First token of the current sentence.
     sent_start_tok: usize,
     /// Original byte offset where the current sentence starts.
@@ -211,10 +218,12 @@ impl Builder<'_> {
         if self.word_start.is_none() {
             self.word_start = Some(self.out.text.len());
             self.word_cap = c.is_uppercase();
+            self.word_swedish = false;
             if self.sent_orig_start.is_none() {
                 self.sent_orig_start = Some(at);
             }
         }
+        self.word_swedish |= matches!(c, 'å' | 'ä' | 'ö' | 'Å' | 'Ä' | 'Ö');
         fold_into(c, &mut self.out.text);
     }
 
@@ -245,6 +254,7 @@ impl Builder<'_> {
                 start: start as u32,
                 end: self.out.text.len() as u32,
                 cap: self.word_cap,
+                swedish: self.word_swedish,
             });
         }
     }
@@ -276,6 +286,7 @@ impl Builder<'_> {
             start: start as u32,
             end: self.out.text.len() as u32,
             cap: false,
+            swedish: false,
         });
     }
 

@@ -291,11 +291,14 @@ impl Paths {
                 self.nodes[len] = next as u32;
                 len += 1;
             }
-            if whole && len > start {
-                let marker = nodes[at].marker;
-                sv += u32::from(marker & SV != 0);
-                en += u32::from(marker & EN != 0);
-            }
+            let marker = if whole && len > start {
+                nodes[at].marker
+            } else {
+                0
+            };
+            // "vårdas", "hjärtinfarkt": a word with å, ä or ö is Swedish whatever it means.
+            sv += u32::from(marker & SV != 0 || toks.toks[i].swedish);
+            en += u32::from(marker & EN != 0);
             self.toks.push((start as u32, (len - start) as u16, whole));
         }
         // A code-switching text ("Det är smoke everywhere, jag hittar inte ut") reads both:

@@ -1,7 +1,7 @@
 //! Smoke cases of the rule families of the later evaluation rounds: times said in words and
 //! dates, corrections, someone else's or an animal's story, things that are not people, a
-//! bleeding on a blood thinner, tablets by the packet, a caller who stops answering, and that
-//! none of them hides an emergency said now.
+//! bleeding on a blood thinner, tablets by the packet, a caller who stops answering, a text's
+//! language told by its letters, and that none of them hides an emergency said now.
 
 use super::*;
 
@@ -302,6 +302,34 @@ fn a_caller_who_stops_answering_or_is_ill_at_a_relatives_house_is_urgent() {
                 "Brukaren är hos dottern i Malmö och har ramlat, kommer inte upp.",
                 "fall",
             ),
+        ],
+    );
+}
+
+#[test]
+fn a_swedish_text_is_read_as_swedish_by_its_letters_so_its_i_is_in_not_i() {
+    expect(
+        summary,
+        &[
+            ("Sveas syster i Kiruna vårdas efter hjärtinfarkt.", "none"),
+            ("Gudruns barnbarn i Malmö har brutit armen.", "none"),
+            ("Brukaren har ont i bröstet sedan i morse.", "chest_pain"),
+            ("Client says her sister in Västerås fell.", "none"),
+            ("I fell in Västerås and cannot get up.", "fall"),
+        ],
+    );
+    expect(
+        said,
+        &[
+            (
+                &["Andra januari: ramlade i hallen, ambulans, höftfraktur."],
+                "none",
+            ),
+            (
+                &["Min syster i Göteborg har ramlat och brutit höften."],
+                "none",
+            ),
+            (&["Min man har ramlat i hallen."], "fall"),
         ],
     );
 }
