@@ -497,7 +497,10 @@ impl<'r> Analyser<'r> {
                 if category == Category::StrokeSigns {
                     flags &= !Kind::Resolved.bit();
                 }
-                let elsewhere = flags & Kind::Other.bit() != 0
+                // Someone else somewhere else: named in reach ("my brother in Dublin"), or the
+                // subject of the trigger's clause ("His brother fell and is in hospital with a
+                // broken leg").
+                let elsewhere = flags & (Kind::Other.bit() | SOMEONE_ELSE) != 0
                     && flags & Kind::OtherElsewhere.bit() != 0
                     && flags & Kind::OtherPresent.bit() == 0
                     && !(self.third_party && c.caller);

@@ -27,6 +27,9 @@ pub(crate) const SV: u8 = 1;
 pub(crate) const EN: u8 = 2;
 /// Both languages.
 pub(crate) const ANY: u8 = SV | EN;
+/// Marker bit: the marker word counts only when written with a capital ("I": Swedish "i" is
+/// "in").
+pub(crate) const CAPITAL_ONLY: u8 = 4;
 
 /// What a modifier says about the trigger terms in its scope (ConText's properties).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,7 +273,7 @@ impl Paths {
         self.nodes.resize(toks.letters(), 0);
         self.toks.clear();
         let (dense, nodes) = (&rules.dense[..], &rules.nodes[..]);
-        let (mut sv, mut en) = (0u32, 0u32);
+        let (mut sv, mut en, mut letters) = (0u32, 0u32, 0u32);
         let mut len = 0usize;
         for i in 0..toks.toks.len() {
             let start = len;
@@ -291,20 +294,29 @@ impl Paths {
                 self.nodes[len] = next as u32;
                 len += 1;
             }
-            let marker = if whole && len > start {
-                nodes[at].marker
-            } else {
+            let m = nodes[at].marker;
+            let marker = if !whole || len == start || (m & CAPITAL_ONLY != 0 && !toks.toks[i].cap) {
                 0
+            } else {
+                m
             };
-            // "vårdas", "hjärtinfarkt": a word with å, ä or ö is Swedish whatever it means.
-            sv += u32::from(marker & SV != 0 || toks.toks[i].swedish);
+            sv += u32::from(marker & SV != 0);
             en += u32::from(marker & EN != 0);
+            letters += u32::from(marker & SV == 0 && toks.toks[i].swedish);
             self.toks.push((start as u32, (len - start) as u16, whole));
         }
         // A code-switching text ("Det är smoke everywhere, jag hittar inte ut") reads both:
         // when the other language has at least half as many marker words (and two), a rule
         // of either may apply. A guess escalates.
-        if sv.min(en) >= 2 && 2 * sv.min(en) >= sv.max(en) {
+        let both = |sv: u32, en: u32| sv.min(en) >= 2 && 2 * sv.min(en) >= sv.max(en);
+        if both(sv, en) {
+            return ANY;
+        }
+        // A word with å, ä or ö ("vårdas", "hjärtinfarkt") is Swedish whatever it means: it
+        // tells a short text apart ("Sveas syster i Kiruna vårdas efter hjärtinfarkt" has one
+        // marker word of each language), after the marker words have found no code-switching.
+        let sv = sv + letters;
+        if both(sv, en) {
             return ANY;
         }
         // One or two marker words of one language and none of the other are too few to tell:

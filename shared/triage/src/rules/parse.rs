@@ -64,7 +64,11 @@ impl Rules {
                             if words.len() != 1 {
                                 return Err(format!("{}: marker {w:?} is not one word", at()));
                             }
-                            markers.push((words[0].clone(), lang));
+                            let capital = w.starts_with(char::is_uppercase);
+                            markers.push((
+                                words[0].clone(),
+                                lang | if capital { CAPITAL_ONLY } else { 0 },
+                            ));
                         }
                         continue;
                     }

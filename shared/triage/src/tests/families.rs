@@ -307,12 +307,15 @@ fn a_caller_who_stops_answering_or_is_ill_at_a_relatives_house_is_urgent() {
 }
 
 #[test]
-fn a_swedish_text_is_read_as_swedish_by_its_letters_so_its_i_is_in_not_i() {
+fn a_swedish_text_is_told_by_its_letters_and_a_lowercase_i_so_its_i_is_in_not_i() {
     expect(
         summary,
         &[
             ("Sveas syster i Kiruna vårdas efter hjärtinfarkt.", "none"),
-            ("Gudruns barnbarn i Malmö har brutit armen.", "none"),
+            (
+                "Hjälp, the kitchen is on fire, jag vet inte vad jag ska göra",
+                "fire_or_smoke",
+            ),
             ("Brukaren har ont i bröstet sedan i morse.", "chest_pain"),
             ("Client says her sister in Västerås fell.", "none"),
             ("I fell in Västerås and cannot get up.", "fall"),
@@ -330,6 +333,43 @@ fn a_swedish_text_is_read_as_swedish_by_its_letters_so_its_i_is_in_not_i() {
                 "none",
             ),
             (&["Min man har ramlat i hallen."], "fall"),
+        ],
+    );
+}
+
+#[test]
+fn someone_else_as_the_subject_somewhere_else_is_not_the_client_but_their_own_body_is() {
+    expect(
+        summary,
+        &[
+            (
+                "His brother in Dublin fell and is in hospital with a broken leg.",
+                "none",
+            ),
+            (
+                "Client's sister had a fall at the weekend and is now recovering in hospital in Leeds with a broken hip.",
+                "none",
+            ),
+            ("Client fell in the hallway and cannot get up.", "fall"),
+        ],
+    );
+    expect(
+        said,
+        &[
+            (
+                &[
+                    "im grand but my brother in dublin fell down the stairs saturday hes in the beaumont hospital with a broken leg",
+                ],
+                "none",
+            ),
+            (
+                &["My daughter saw me on the video call and said my lips have gone a bit blue."],
+                "breathing",
+            ),
+            (
+                &["My husband has collapsed in the kitchen, he won't wake up."],
+                "unconscious",
+            ),
         ],
     );
 }
