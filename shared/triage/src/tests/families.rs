@@ -373,3 +373,34 @@ fn someone_else_as_the_subject_somewhere_else_is_not_the_client_but_their_own_bo
         ],
     );
 }
+
+#[test]
+fn a_sounding_smoke_alarm_whose_fire_the_caller_denies_is_the_device_but_smoke_seen_is_not() {
+    expect(
+        said,
+        &[
+            (
+                &["Brandvarnaren piper hela tiden, men det brinner inte, jag har kollat överallt."],
+                "none",
+            ),
+            (
+                &["The smoke alarm is going off and there's no fire, I've checked."],
+                "none",
+            ),
+            (
+                &["Brandvarnaren tjuter, det brinner inte men det är rök överallt."],
+                "fire_or_smoke",
+            ),
+            (
+                &[
+                    "The smoke alarm is going off, there's no fire but the kitchen is full of smoke.",
+                ],
+                "fire_or_smoke",
+            ),
+            (
+                &["The smoke alarm is going off and I can smell burning."],
+                "fire_or_smoke",
+            ),
+        ],
+    );
+}
