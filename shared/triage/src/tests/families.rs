@@ -404,3 +404,29 @@ fn a_sounding_smoke_alarm_whose_fire_the_caller_denies_is_the_device_but_smoke_s
         ],
     );
 }
+
+#[test]
+fn a_home_without_heat_is_a_concern_and_hypothermia_with_a_body_that_cannot_get_warm() {
+    expect(
+        said,
+        &[
+            (&["My radio's fine but the boiler's packed in."], "other"),
+            (
+                &["Elementen funkar inte, det är sexton grader inne."],
+                "other",
+            ),
+            (
+                &["The heating's been off since yesterday teatime. I can't stop shaking."],
+                "other_emergency",
+            ),
+            (
+                &["Pannan har slocknat i natt. Det är elva grader här inne och jag skakar."],
+                "other_emergency",
+            ),
+            (
+                &["The boiler's broken and I can't get warm, I'm in bed with my coat on."],
+                "other_emergency",
+            ),
+        ],
+    );
+}
