@@ -430,3 +430,37 @@ fn a_home_without_heat_is_a_concern_and_hypothermia_with_a_body_that_cannot_get_
         ],
     );
 }
+
+#[test]
+fn children_told_to_say_goodbye_a_team_that_collapses_and_a_falling_shelf_are_not_emergencies() {
+    expect(
+        said,
+        &[
+            (&["Say bye to the lady, girls."], "none"),
+            (&["Say goodbye, Reece."], "none"),
+            (&["I just wanted to say goodbye to someone."], "self_harm"),
+            (&["Say goodbye to my daughter for me."], "self_harm"),
+            (
+                &["Their keeper collapsed like a deckchair for the third one."],
+                "none",
+            ),
+            (&["He collapsed like a sack of potatoes."], "unconscious"),
+            (
+                &["Our striker was on fire, hat-trick in twenty minutes!"],
+                "none",
+            ),
+            (
+                &["Nej, nej, det var resväskan som föll ner från hyllan."],
+                "none",
+            ),
+            (
+                &["Jag ramlade när jag skulle ta ner resväskan från hyllan."],
+                "fall",
+            ),
+            (
+                &["He's passed out at the dinner table, face down next to his plate."],
+                "unconscious",
+            ),
+        ],
+    );
+}
