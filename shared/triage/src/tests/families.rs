@@ -464,3 +464,68 @@ fn children_told_to_say_goodbye_a_team_that_collapses_and_a_falling_shelf_are_no
         ],
     );
 }
+
+#[test]
+fn a_reason_given_for_a_sign_takes_it_back_but_a_denied_reason_does_not() {
+    expect(
+        said,
+        &[
+            (
+                &["Nej då, jag flåsar bara för att jag sprang för att hinna till telefonen."],
+                "none",
+            ),
+            (&["I'm puffed because I ran for the phone."], "none"),
+            (
+                &["Jag är så andfådd, jag sprang inte, jag bara satt här."],
+                "breathing",
+            ),
+            (&["I'm breathless just walking to the toilet."], "breathing"),
+            (&["I was talking into the wrong end."], "none"),
+            (&["My words are all coming out wrong."], "stroke_signs"),
+            (&["He was asleep and I didn't want to wake him."], "none"),
+            (&["I can't wake him, he's not moving."], "unconscious"),
+            (
+                &["Jag tryckte visst på larmknappen i morse, det var inte meningen."],
+                "none",
+            ),
+            (
+                &["Jag tryckte på larmet för jag har ramlat och kommer inte upp."],
+                "fall",
+            ),
+            (
+                &["Now, this thing round my neck keeps beeping and I can't get it to stop."],
+                "none",
+            ),
+            (
+                &["I cut my hand on the tin and I can't get it to stop."],
+                "bleeding",
+            ),
+            (
+                &["Och smör, fast det är ju också så dyrt att man kan svimma."],
+                "none",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn getting_up_is_a_fall_only_when_the_caller_cannot_and_a_heart_attack_every_time_is_a_figure() {
+    expect(
+        said,
+        &[
+            (
+                &["Sen dess har det värkt nere i korsryggen, särskilt när jag ska resa mig."],
+                "pain",
+            ),
+            (&["ja kan inte resamej"], "fall"),
+            (
+                &["Jag får en hjärtattack varje gång jag ser kvittot."],
+                "none",
+            ),
+            (
+                &["Jag har ont i bröstet varje gång jag går i trappan."],
+                "chest_pain",
+            ),
+        ],
+    );
+}
