@@ -441,7 +441,11 @@ impl<'r> Analyser<'r> {
                     if frame != 0 {
                         turns.push((agent, addresses));
                     }
-                    pending.clear();
+                    // "Is there any smoke now?": the caller's answer may say the fire is out,
+                    // which the caller can see; the same "I'm fine now" after a fall is the
+                    // downplaying a person has to hear, so only a fire is carried to the answer.
+                    let asks = call.transcript[agent].message.trim_end().ends_with('?');
+                    pending.retain(|&p| asks && active[p].1 == Category::FireOrSmoke);
                     continue;
                 }
                 Entry::Text => {

@@ -529,3 +529,54 @@ fn getting_up_is_a_fall_only_when_the_caller_cannot_and_a_heart_attack_every_tim
         ],
     );
 }
+
+#[test]
+fn a_fire_said_to_be_out_in_the_answer_to_the_agent_is_over_but_a_fall_is_not() {
+    expect(
+        dialogue,
+        &[
+            (
+                &[
+                    (
+                        'c',
+                        "Brandvarnaren tjöt här för en stund sen, brödet blev kol.",
+                    ),
+                    ('a', "Kommer det någon rök nu?"),
+                    ('c', "Nej då, allt är släckt och jag har vädrat."),
+                ],
+                "none",
+            ),
+            (
+                &[
+                    ('c', "I smelled burning and got a fright."),
+                    ('a', "Nothing burning in your house?"),
+                    ('c', "Nothing. It was next door's bonfire. All fine now."),
+                ],
+                "none",
+            ),
+            (
+                &[
+                    ('c', "I've had a fall in the kitchen."),
+                    ('a', "Are you all right now?"),
+                    ('c', "Oh I'm fine now, don't fuss."),
+                ],
+                "fall",
+            ),
+            (
+                &[
+                    ('c', "There's smoke coming from the kitchen."),
+                    ('a', "Is it still smoking?"),
+                    ('c', "Yes, it's getting worse."),
+                ],
+                "fire_or_smoke",
+            ),
+        ],
+    );
+    expect(
+        summary,
+        &[(
+            "Burnt toast set off smoke alarm this morning; cleared, no fire. Client fine.",
+            "none",
+        )],
+    );
+}
