@@ -580,3 +580,28 @@ fn a_fire_said_to_be_out_in_the_answer_to_the_agent_is_over_but_a_fall_is_not() 
         )],
     );
 }
+
+#[test]
+fn an_arm_that_cannot_be_lifted_for_a_sore_shoulder_is_pain_and_a_weak_arm_is_a_stroke() {
+    expect(
+        said,
+        &[
+            (
+                &["I can't lift my arm to get the cups down, it aches at night."],
+                "pain",
+            ),
+            (
+                &["Värk i axeln sedan en vecka, kan inte lyfta armen, sover dåligt"],
+                "pain",
+            ),
+            (
+                &["I can't lift my left arm and my face feels funny."],
+                "stroke_signs",
+            ),
+            (
+                &["Jag kan inte lyfta armen, den känns tung och konstig."],
+                "stroke_signs",
+            ),
+        ],
+    );
+}
