@@ -197,10 +197,12 @@ pub(super) fn in_scope(
     sentence_end: usize,
     terms: &[Hit],
 ) -> bool {
-    // Within a trigger's gap ("bröstet gör inte ont"), or an "it is over" around its trigger
-    // ("slutat blöda"): it applies.
+    // Within a trigger's gap ("bröstet gör inte ont"), or around its trigger ("slutat blöda",
+    // "worried about falling", "en sommar brann det"): it applies, except to a trigger it
+    // starts with ("rädd för att ramla" speaks of the fall, not of the fear).
+    let around = t.start >= m.start && t.end <= m.end;
     if (m.start >= t.start && m.end <= t.end)
-        || (kind == Kind::Resolved && t.start >= m.start && t.end <= m.end)
+        || (around && (kind == Kind::Resolved || t.start > m.start))
     {
         return true;
     }

@@ -605,3 +605,28 @@ fn an_arm_that_cannot_be_lifted_for_a_sore_shoulder_is_pain_and_a_weak_arm_is_a_
         ],
     );
 }
+
+#[test]
+fn a_modifier_phrase_around_its_trigger_applies_and_never_before_stays_an_intensity() {
+    expect(
+        summary,
+        &[(
+            "The client reported that the bannister has come loose and he is worried about falling.",
+            "low_mood",
+        )],
+    );
+    expect(
+        said,
+        &[
+            (
+                &["lovely, I've never fallen but I'd like to keep it that way"],
+                "none",
+            ),
+            (
+                &["I've never had pain like this in my chest."],
+                "chest_pain",
+            ),
+            (&["I'm so worried, I've fallen and I can't get up."], "fall"),
+        ],
+    );
+}
