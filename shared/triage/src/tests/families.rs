@@ -630,3 +630,15 @@ fn a_modifier_phrase_around_its_trigger_applies_and_never_before_stays_an_intens
         ],
     );
 }
+
+#[test]
+fn someone_hurt_at_sport_or_school_is_somewhere_else_but_the_caller_there_is_not() {
+    expect(
+        said,
+        &[
+            (&["Kundens barnbarn bröt benet på fotboll."], "none"),
+            (&["My grandson broke his wrist at rugby."], "none"),
+            (&["I fell at the gym and can't get up."], "fall"),
+        ],
+    );
+}
