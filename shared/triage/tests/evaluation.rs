@@ -1,5 +1,5 @@
-//! Evaluation of the triage on the labelled call sets in eval/triage/: thirteen development sets
-//! (dev.cases.json to dev13.cases.json, each written apart by another person; all tuned on)
+//! Evaluation of the triage on the labelled call sets in eval/triage/: fourteen development sets
+//! (dev.cases.json to dev14.cases.json, each written apart by another person; all tuned on)
 //! and the held-out set (holdout.cases.json, written independently and never tuned on). Each
 //! test prints urgent recall, the false-alarm rate,
 //! concern recall, category accuracy on urgent calls and every miss. The development sets fail
@@ -16,57 +16,61 @@ use triage::{CallText, Level, Line, Speaker, triage};
 // The fourth development set was the held-out set until its first measurement, 2026-11-25:
 // 111 of 120 urgent calls (92.5 %), 26 false alarms of 161 (16.1 %). Tuned on since (the
 // agent's promise of help, a few words and scopes): no urgent call missed, 21 false alarms
-// (13.0 %), above the goal's 10 %, 20 (12.4 %) since the tenth set's families and 19 (11.8 %)
-// since the twelfth's; this bar keeps it from getting worse.
-const DEV4_MAX_FALSE_ALARM: f64 = 19.0 / 161.0;
+// (13.0 %), above the goal's 10 %, 20 (12.4 %) since the tenth set's families, 19 (11.8 %)
+// since the twelfth's and 15 (9.3 %) since the fourteenth's.
+const DEV4_MAX_FALSE_ALARM: f64 = 15.0 / 161.0;
 
 // The fifth development set was the held-out set until its first measurement, 2026-11-25:
 // 109 of 140 urgent calls (77.9 %), 26 false alarms of 160 (16.2 %). Its misses were turned
 // into rules by cause since: no urgent call missed, 18 false alarms (11.2 %), 16 (10.0 %) with
-// the tenth set's families, 13 (8.1 %) with the eleventh's, 12 (7.5 %) with the twelfth's.
-const DEV5_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
+// the tenth set's families, 13 (8.1 %) with the eleventh's, 12 (7.5 %) with the twelfth's,
+// 9 (5.6 %) with the fourteenth's.
+const DEV5_MAX_FALSE_ALARM: f64 = 9.0 / 160.0;
 
 // The sixth development set was the held-out set until its first measurement, 2026-11-25:
 // 112 of 140 urgent calls (80.0 %), 16 false alarms of 160 (10.0 %). Its misses were turned
 // into rules by family since (and concerns said with a sign of acuity escalate): 137 of 140,
-// 17 false alarms (10.6 %), 16 (10.0 %), 15 (9.4 %) with the twelfth set's families. The
-// three left are wordings no family covers without a rule per sentence.
+// 17 false alarms (10.6 %), 16 (10.0 %), 15 (9.4 %) with the twelfth set's families, 12
+// (7.5 %) with the fourteenth's. The three left are wordings no family covers without a rule
+// per sentence.
 const DEV6_MIN_RECALL: f64 = 137.0 / 140.0;
-const DEV6_MAX_FALSE_ALARM: f64 = 15.0 / 160.0;
+const DEV6_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
 
 // The seventh development set was the held-out set until its first measurement, 2026-11-27:
 // 118 of 140 urgent calls (84.3 %), 16 false alarms of 160 (10.0 %). Its misses were turned
 // into rule families since (and a caller's echo question reports nothing): 139 of 140, 13
-// false alarms (8.1 %), 12 (7.5 %), 11 (6.9 %) with the thirteenth set's families.
+// false alarms (8.1 %), 12 (7.5 %), 11 (6.9 %) with the thirteenth set's families, 9 (5.6 %)
+// with the fourteenth's.
 const DEV7_MIN_RECALL: f64 = 139.0 / 140.0;
-const DEV7_MAX_FALSE_ALARM: f64 = 11.0 / 160.0;
+const DEV7_MAX_FALSE_ALARM: f64 = 9.0 / 160.0;
 
 // The eighth development set was the held-out set until its first measurement, 2026-11-27:
 // 126 of 140 urgent calls (90.0 %), 30 false alarms of 160 (18.8 %). Its misses and false
 // alarms were turned into families since: no urgent call missed, 26 false alarms (16.2 %),
 // 22 (13.8 %) after more families of its false alarms with the tenth set, 21 (13.1 %) with
-// the eleventh's, 19 (11.9 %) with the thirteenth's.
-const DEV8_MAX_FALSE_ALARM: f64 = 19.0 / 160.0;
+// the eleventh's, 19 (11.9 %) with the thirteenth's, 17 (10.6 %) with the fourteenth's.
+const DEV8_MAX_FALSE_ALARM: f64 = 17.0 / 160.0;
 
 // The ninth development set was the held-out set until its first measurement, 2026-11-27:
 // 134 of 140 urgent calls (95.7 %), 18 false alarms of 160 (11.2 %). Its misses and false
 // alarms were turned into families since: 139 of 140, 13 false alarms (8.1 %), 12 (7.5 %)
-// with the tenth set's.
+// with the tenth set's, 9 (5.6 %) with the fourteenth's.
 const DEV9_MIN_RECALL: f64 = 139.0 / 140.0;
-const DEV9_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
+const DEV9_MAX_FALSE_ALARM: f64 = 9.0 / 160.0;
 
 // The tenth development set was the held-out set until its first measurement, 2026-11-27:
 // 128 of 140 urgent calls (91.4 %), 23 false alarms of 160 (14.4 %). Its misses and false
 // alarms were turned into families since (a transcriber's marker is an unheard word, low mood
-// with the means at hand is self-harm): no urgent call missed, 5 false alarms (3.1 %).
-const DEV10_MAX_FALSE_ALARM: f64 = 5.0 / 160.0;
+// with the means at hand is self-harm): no urgent call missed, 5 false alarms (3.1 %), 4
+// (2.5 %) with the fourteenth set's families.
+const DEV10_MAX_FALSE_ALARM: f64 = 4.0 / 160.0;
 
 // The eleventh development set was the held-out set until its first measurement, 2026-11-27:
 // 137 of 140 urgent calls (97.9 %), 30 false alarms of 160 (18.8 %). Its misses and false
 // alarms were turned into families since (a short text with too few marker words reads both
 // languages; a pseudo phrase takes back a signal word too): no urgent call missed, 12 false
-// alarms (7.5 %), 11 (6.9 %) with the twelfth set's families.
-const DEV11_MAX_FALSE_ALARM: f64 = 11.0 / 160.0;
+// alarms (7.5 %), 11 (6.9 %) with the twelfth set's families, 7 (4.4 %) with the fourteenth's.
+const DEV11_MAX_FALSE_ALARM: f64 = 7.0 / 160.0;
 
 // The twelfth development set was the held-out set until its first measurement, 2026-11-27:
 // 135 of 140 urgent calls (96.4 %), 32 false alarms of 160 (20.0 %). Its five misses showed
@@ -74,26 +78,34 @@ const DEV11_MAX_FALSE_ALARM: f64 = 11.0 / 160.0;
 // only in the first person), fixed as families: no urgent call missed, 32 false alarms. Its
 // false alarms were turned into families since (a year said in words, a moment that passed, a
 // correction, a time said after "what, maybe", a story's someone after "I think", a date in
-// the month): 6 (3.8 %).
-const DEV12_MAX_FALSE_ALARM: f64 = 6.0 / 160.0;
+// the month): 6 (3.8 %), 4 (2.5 %) with the fourteenth set's.
+const DEV12_MAX_FALSE_ALARM: f64 = 4.0 / 160.0;
 
 // The thirteenth development set was the held-out set until its first measurement, 2026-11-27:
 // 138 of 140 urgent calls (98.6 %), 23 false alarms of 160 (14.4 %), the same calls with the
 // rules of the start of that day and with the twelfth set's families. Its misses and false
 // alarms were turned into families since (a nosebleed on a blood thinner, tablets taken by the
 // packet, an animal's story told on, an inverted Swedish subject, "my chest" as the speaker):
-// no urgent call missed, 5 false alarms (3.1 %).
-const DEV13_MAX_FALSE_ALARM: f64 = 5.0 / 160.0;
+// no urgent call missed, 5 false alarms (3.1 %), 3 (1.9 %) with the fourteenth set's.
+const DEV13_MAX_FALSE_ALARM: f64 = 3.0 / 160.0;
 
-// The held-out set's first measurement, 2026-11-27: 138 of 140 urgent calls (98.6 %), 27
-// false alarms of 160 (16.9 %); the rules of the start of that day scored 138 and 30 on it.
-// Its two misses showed two faults that are not wording, fixed as families since (a caller who
-// stops answering mid-call, the agent's "are you still there?" unanswered to the end; a
-// relative's house read as the relative), which makes 140 of 140, a figure no longer
-// independent of the set. Its false alarms were not tuned on. These bars keep the rules from
-// getting worse on it; the goal is not met on it (docs/triage.md).
+// The fourteenth development set was the held-out set until its first measurement, 2026-11-27:
+// 138 of 140 urgent calls (98.6 %), 27 false alarms of 160 (16.9 %). Its two misses showed two
+// faults that are not wording (a caller who stops answering mid-call; a relative's house read
+// as the relative), fixed as families. Its false alarms were turned into families since (a
+// Swedish text told by its letters, a reason that takes a sign back, a fire said to be out in
+// the answer to the agent, a modifier phrase around its trigger): no urgent call missed, 8
+// false alarms (5.0 %).
+const DEV14_MAX_FALSE_ALARM: f64 = 8.0 / 160.0;
+
+// The held-out set's first measurement, 2026-11-27, before any rule saw it: 140 of 140 urgent
+// calls (100 %), 42 false alarms of 160 (26.2 %); the rules of the start of that day scored 140
+// and 43 on it, so the day's families (45 false alarms fewer over the fourteen development
+// sets) removed one of its false alarms. These bars keep the rules from getting worse on it;
+// the false-alarm goal is not met on it (docs/triage.md).
 const HOLDOUT_MIN_RECALL: f64 = 1.0;
-const HOLDOUT_MAX_FALSE_ALARM: f64 = 27.0 / 160.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 42.0 / 160.0;
+
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
@@ -346,6 +358,11 @@ fn tenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate
 #[test]
 fn eleventh_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
     evaluate("dev11.cases.json", 1.0, DEV11_MAX_FALSE_ALARM);
+}
+
+#[test]
+fn fourteenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
+    evaluate("dev14.cases.json", 1.0, DEV14_MAX_FALSE_ALARM);
 }
 
 #[test]
