@@ -106,7 +106,6 @@ const DEV14_MAX_FALSE_ALARM: f64 = 8.0 / 160.0;
 const HOLDOUT_MIN_RECALL: f64 = 1.0;
 const HOLDOUT_MAX_FALSE_ALARM: f64 = 42.0 / 160.0;
 
-
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
 const MAX_FALSE_ALARM_RATE: f64 = 0.10;

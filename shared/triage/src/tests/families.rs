@@ -642,3 +642,23 @@ fn someone_hurt_at_sport_or_school_is_somewhere_else_but_the_caller_there_is_not
         ],
     );
 }
+
+#[test]
+fn a_smoke_alarm_named_as_a_device_is_no_fire_but_one_that_sounds_or_is_cried_out_is() {
+    expect(
+        said,
+        &[
+            (&["I've only got the one smoke alarm, in the hall."], "none"),
+            (
+                &["It says the smoke detector package is an extra four dollars fifty."],
+                "none",
+            ),
+            (
+                &["The smoke alarm is going off and I can't find where it's coming from."],
+                "fire_or_smoke",
+            ),
+            (&["I've set the smoke alarm off."], "fire_or_smoke"),
+            (&["The smoke alarm!"], "fire_or_smoke"),
+        ],
+    );
+}
