@@ -662,3 +662,32 @@ fn a_smoke_alarm_named_as_a_device_is_no_fire_but_one_that_sounds_or_is_cried_ou
         ],
     );
 }
+
+#[test]
+fn a_smell_one_cannot_smell_a_slip_that_was_caught_and_help_been_and_gone_are_not_now() {
+    expect(
+        said,
+        &[
+            (&["I can't smell gas or anything like that."], "none"),
+            (&["I can smell gas in the kitchen."], "other_emergency"),
+            (&["I can't see for the smoke."], "fire_or_smoke"),
+            (
+                &["This council tax reduction form is going to give me a stroke."],
+                "none",
+            ),
+            (
+                &["I slipped and grabbed the rail but I fell anyway and I can't get up."],
+                "fall",
+            ),
+            (
+                &["Hello, I just want to let you know the paramedics have been and gone."],
+                "none",
+            ),
+            (&["Will it make me bleed or clot or what?"], "none"),
+        ],
+    );
+    expect(
+        summary,
+        &[("Client slipped but was caught, no fall, no injury.", "none")],
+    );
+}
