@@ -85,6 +85,11 @@ impl Tokens {
         std::str::from_utf8(self.word(i)).unwrap_or_default()
     }
 
+    /// Whether the sentence that ends at token `end` ends with a question mark.
+    pub(crate) fn question_ends_at(&self, end: usize) -> bool {
+        self.sents.iter().any(|s| s.end == end && s.question)
+    }
+
     /// Whether token `i` is a comma.
     #[inline]
     pub(crate) fn is_comma(&self, i: usize) -> bool {

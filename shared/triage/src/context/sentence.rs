@@ -232,11 +232,18 @@ pub(super) fn in_scope(
     if backward && kind != Kind::Resolved && !afterthought && (from..to).any(|i| toks.is_comma(i)) {
         return false;
     }
+    // In a question an "if" goes on past "and" to the question mark ("And what if I run out
+    // and I'm bleeding or something?" asks about the bleeding too); a comma before a new
+    // clause still ends it ("What do I do if I fall, and can you come, I've fallen?").
+    let open_if = kind == Kind::Hypothetical && !backward && toks.question_ends_at(sentence_end);
     !terms.iter().any(|x| {
         let Role::Terminator(mask) = rules.patterns[x.pattern as usize].role else {
             return false;
         };
-        mask & kind.bit() != 0 && x.start >= from && x.start < to
+        mask & kind.bit() != 0
+            && x.start >= from
+            && x.start < to
+            && (!open_if || toks.is_comma(x.start))
     })
 }
 

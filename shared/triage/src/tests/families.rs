@@ -691,3 +691,31 @@ fn a_smell_one_cannot_smell_a_slip_that_was_caught_and_help_been_and_gone_are_no
         &[("Client slipped but was caught, no fall, no injury.", "none")],
     );
 }
+
+#[test]
+fn an_if_in_a_question_goes_on_past_and_but_not_past_a_new_clause() {
+    expect(
+        said,
+        &[
+            (
+                &["And what if I run out and I'm bleeding or something?"],
+                "none",
+            ),
+            (
+                &[
+                    "What would happen if the power went off in the night and I had a fall and the alarm didn't work?",
+                ],
+                "none",
+            ),
+            (
+                &["What should I do if I fall, and can you send someone now, I've fallen?"],
+                "fall",
+            ),
+            (
+                &["If I fall and I'm bleeding, I'll press the button."],
+                "none",
+            ),
+            (&["I've had a fall and I'm bleeding."], "fall"),
+        ],
+    );
+}
