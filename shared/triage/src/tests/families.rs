@@ -711,11 +711,12 @@ fn an_if_in_a_question_goes_on_past_and_but_not_past_a_new_clause() {
                 &["What should I do if I fall, and can you send someone now, I've fallen?"],
                 "fall",
             ),
+            // A statement's "if" still ends at "and I'm": a guess escalates.
             (
                 &["If I fall and I'm bleeding, I'll press the button."],
-                "none",
+                "bleeding",
             ),
-            (&["I've had a fall and I'm bleeding."], "fall"),
+            (&["I've had a fall and I'm bleeding."], "bleeding"),
         ],
     );
 }
