@@ -720,3 +720,23 @@ fn an_if_in_a_question_goes_on_past_and_but_not_past_a_new_clause() {
         ],
     );
 }
+
+#[test]
+fn a_statistic_of_thousands_is_nobody_here() {
+    expect(
+        said,
+        &[
+            (
+                &[
+                    "Varje år skadas tusentals äldre i fallolyckor, och många fall leder till höftfraktur.",
+                ],
+                "none",
+            ),
+            (&["Thousands of older people fall every year."], "none"),
+            (
+                &["I've told you a thousand times, I fell and I can't get up."],
+                "fall",
+            ),
+        ],
+    );
+}
