@@ -56,10 +56,24 @@ impl Sentence {
             }
         }
         let pseudo = &self.pseudo;
+        let triggers = &self.triggers;
+        // A pseudo phrase that takes back a trigger speaks of that trigger: a modifier or
+        // terminator in its other words still counts ("an ambulance if she falls": the "if"
+        // reaches the fall). One that takes back no trigger ("no one") takes back all it holds.
+        let not_pseudo_cue = |h: &Hit| {
+            !pseudo.iter().any(|p| {
+                p.takes_back(rules, h) && {
+                    let mut taken = triggers.iter().filter(|t| p.takes_back(rules, t));
+                    let mut none = taken.clone().next().is_none();
+                    none |= taken.any(|t| t.overlaps(h));
+                    none
+                }
+            })
+        };
+        self.modifiers.retain(|m| not_pseudo_cue(&m.0));
+        self.terminators.retain(not_pseudo_cue);
         let not_pseudo = |h: &Hit| !pseudo.iter().any(|p| p.takes_back(rules, h));
         self.triggers.retain(not_pseudo);
-        self.modifiers.retain(|m| not_pseudo(&m.0));
-        self.terminators.retain(not_pseudo);
         let cues = self.modifiers.iter().fold(0, |c, m| c | m.1.bit());
         // Overlapping triggers: the longest wins, then the more severe.
         let category = |h: &Hit| match rules.patterns[h.pattern as usize].role {

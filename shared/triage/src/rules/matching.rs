@@ -38,12 +38,15 @@ impl Hit {
     }
 
     /// Whether this pseudo hit takes back `other`: it overlaps it, unless `other` holds all of
-    /// it (the trigger "did not know where she was" keeps the words of the pseudo "not know");
-    /// a pseudo with context outside its brackets reaches beyond its words, so it takes back
-    /// whatever it overlaps.
+    /// it and more (the trigger "did not know where she was" keeps the words of the pseudo "not
+    /// know"; the pseudo "ambulansfaktura" takes back the same word as a trigger); a pseudo
+    /// with context outside its brackets reaches beyond its words, so it takes back whatever
+    /// it overlaps.
     pub(crate) fn takes_back(&self, rules: &Rules, other: &Hit) -> bool {
         self.overlaps_literally(other)
-            && (rules.patterns[self.pattern as usize].bracketed || !self.within_literally(other))
+            && (rules.patterns[self.pattern as usize].bracketed
+                || !self.within_literally(other)
+                || other.within_literally(self))
     }
 
     /// Whether the two spans overlap at all.

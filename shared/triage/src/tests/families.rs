@@ -740,3 +740,22 @@ fn a_statistic_of_thousands_is_nobody_here() {
         ],
     );
 }
+
+#[test]
+fn a_pseudo_phrase_about_one_trigger_leaves_the_if_in_its_words_to_reach_another() {
+    expect(
+        summary,
+        &[
+            (
+                "Client asked who pays for an ambulance if she falls and presses her pendant.",
+                "none",
+            ),
+            (
+                "Billing to call re ambulance costs / Medicare Part B",
+                "none",
+            ),
+            ("Hjälp att kontrollera ambulansfaktura", "none"),
+            ("Client has fallen and asks for an ambulance.", "fall"),
+        ],
+    );
+}
