@@ -759,3 +759,49 @@ fn a_pseudo_phrase_about_one_trigger_leaves_the_if_in_its_words_to_reach_another
         ],
     );
 }
+
+#[test]
+fn fire_safety_a_falls_class_a_follow_up_and_a_discharge_name_no_emergency_now() {
+    expect(
+        said,
+        &[
+            (&["Fire risk assessment."], "none"),
+            (&["Yes, please, before I throw it in the fire."], "none"),
+            (
+                &["There's a fire in the kitchen, the fire door is shut."],
+                "fire_or_smoke",
+            ),
+            (
+                &["The falls one is just the exercise class they give you, isn't it?"],
+                "none",
+            ),
+            (
+                &[
+                    "Jo, det var så att efter min stroke, den jag fick 2018, så har min son skött alla räkningar åt mej.",
+                ],
+                "none",
+            ),
+            (
+                &["After my stroke this morning my arm is weak."],
+                "stroke_signs",
+            ),
+            (
+                &["I had a fall after my stroke and I can't get up."],
+                "fall",
+            ),
+        ],
+    );
+    expect(
+        summary,
+        &[
+            (
+                "Client had chest pain on Monday, was checked at the hospital and discharged.",
+                "none",
+            ),
+            (
+                "Evald har fått kallelse till ettårsåterbesök efter stroke 14/3.",
+                "none",
+            ),
+        ],
+    );
+}
