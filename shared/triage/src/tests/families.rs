@@ -805,3 +805,43 @@ fn fire_safety_a_falls_class_a_follow_up_and_a_discharge_name_no_emergency_now()
         ],
     );
 }
+
+#[test]
+fn a_bleeding_stopped_a_colleagues_sick_leave_and_a_hill_as_always_are_not_now() {
+    expect(
+        summary,
+        &[
+            (
+                "Barbro skar sig vid potatisskalning, blödningen stoppad av dottern, plåster, inga blodförtunnande.",
+                "none",
+            ),
+            (
+                "Lennart har haft kallt element i 2 veckor, fastighetsskötaren sjukskriven efter hjärtinfarkt.",
+                "none",
+            ),
+            (
+                "Barbro skar sig och blödningen går inte att stoppa.",
+                "bleeding",
+            ),
+        ],
+    );
+    expect(
+        said,
+        &[
+            (
+                &[
+                    "Det var ju bara för att doktorn ville kontrollera, eftersom jag blir andfådd i uppförsbacken.",
+                ],
+                "none",
+            ),
+            (&["Jag är så andfådd, jag kan inte prata."], "breathing"),
+            (
+                &[
+                    "Ja, och jag har aldrig varit bra på sånt.",
+                    "Lite näsblod i morse.",
+                ],
+                "other",
+            ),
+        ],
+    );
+}
