@@ -845,3 +845,42 @@ fn a_bleeding_stopped_a_colleagues_sick_leave_and_a_hill_as_always_are_not_now()
         ],
     );
 }
+
+#[test]
+fn devices_warnings_and_services_named_are_no_emergency_but_a_sounding_co_alarm_is() {
+    expect(
+        summary,
+        &[
+            (
+                "Client's landlord refusing CO alarm - advise tenant rights",
+                "none",
+            ),
+            ("Severe flood warning.", "none"),
+            (
+                "Stabil, kvarstående lätta ordletningssvårigheter sedan insjuknandet.",
+                "none",
+            ),
+        ],
+    );
+    expect(
+        said,
+        &[
+            (
+                &["The CO alarm is going off and I feel dizzy."],
+                "other_emergency",
+            ),
+            (
+                &["My carbon monoxide detector is beeping."],
+                "other_emergency",
+            ),
+            (
+                &["He's here, he says next he'll test the smoke one and the pendant."],
+                "none",
+            ),
+            (
+                &["The fire brigade is here, the kitchen was on fire."],
+                "fire_or_smoke",
+            ),
+        ],
+    );
+}
