@@ -884,3 +884,23 @@ fn devices_warnings_and_services_named_are_no_emergency_but_a_sounding_co_alarm_
         ],
     );
 }
+
+#[test]
+fn what_is_as_usual_is_not_new_and_words_in_a_second_language_are_no_aphasia() {
+    expect(
+        said,
+        &[
+            (&["Collapsing, as per."], "none"),
+            (&["I'm breathless as usual."], "none"),
+            (
+                &["My chest pain is worse than usual and it won't stop."],
+                "chest_pain",
+            ),
+            (
+                &["Ibland jag hittar inte svenska ord och det är lättare på finska."],
+                "none",
+            ),
+            (&["Jag hittar inte orden, det kommer fel."], "stroke_signs"),
+        ],
+    );
+}
