@@ -1,5 +1,5 @@
-//! Evaluation of the triage on the labelled call sets in eval/triage/: fourteen development sets
-//! (dev.cases.json to dev14.cases.json, each written apart by another person; all tuned on)
+//! Evaluation of the triage on the labelled call sets in eval/triage/: fifteen development sets
+//! (dev.cases.json to dev15.cases.json, each written apart by another person; all tuned on)
 //! and the held-out set (holdout.cases.json, written independently and never tuned on). Each
 //! test prints urgent recall, the false-alarm rate,
 //! concern recall, category accuracy on urgent calls and every miss. The development sets fail
@@ -17,8 +17,8 @@ use triage::{CallText, Level, Line, Speaker, triage};
 // 111 of 120 urgent calls (92.5 %), 26 false alarms of 161 (16.1 %). Tuned on since (the
 // agent's promise of help, a few words and scopes): no urgent call missed, 21 false alarms
 // (13.0 %), above the goal's 10 %, 20 (12.4 %) since the tenth set's families, 19 (11.8 %)
-// since the twelfth's and 15 (9.3 %) since the fourteenth's.
-const DEV4_MAX_FALSE_ALARM: f64 = 15.0 / 161.0;
+// since the twelfth's, 14 (8.7 %) since the fourteenth's and fifteenth's.
+const DEV4_MAX_FALSE_ALARM: f64 = 14.0 / 161.0;
 
 // The fifth development set was the held-out set until its first measurement, 2026-11-25:
 // 109 of 140 urgent calls (77.9 %), 26 false alarms of 160 (16.2 %). Its misses were turned
@@ -48,15 +48,16 @@ const DEV7_MAX_FALSE_ALARM: f64 = 9.0 / 160.0;
 // 126 of 140 urgent calls (90.0 %), 30 false alarms of 160 (18.8 %). Its misses and false
 // alarms were turned into families since: no urgent call missed, 26 false alarms (16.2 %),
 // 22 (13.8 %) after more families of its false alarms with the tenth set, 21 (13.1 %) with
-// the eleventh's, 19 (11.9 %) with the thirteenth's, 17 (10.6 %) with the fourteenth's.
-const DEV8_MAX_FALSE_ALARM: f64 = 17.0 / 160.0;
+// the eleventh's, 19 (11.9 %) with the thirteenth's, 15 (9.4 %) with the fourteenth's and
+// fifteenth's.
+const DEV8_MAX_FALSE_ALARM: f64 = 15.0 / 160.0;
 
 // The ninth development set was the held-out set until its first measurement, 2026-11-27:
 // 134 of 140 urgent calls (95.7 %), 18 false alarms of 160 (11.2 %). Its misses and false
 // alarms were turned into families since: 139 of 140, 13 false alarms (8.1 %), 12 (7.5 %)
-// with the tenth set's, 9 (5.6 %) with the fourteenth's.
+// with the tenth set's, 8 (5.0 %) with the fourteenth's and fifteenth's.
 const DEV9_MIN_RECALL: f64 = 139.0 / 140.0;
-const DEV9_MAX_FALSE_ALARM: f64 = 9.0 / 160.0;
+const DEV9_MAX_FALSE_ALARM: f64 = 8.0 / 160.0;
 
 // The tenth development set was the held-out set until its first measurement, 2026-11-27:
 // 128 of 140 urgent calls (91.4 %), 23 false alarms of 160 (14.4 %). Its misses and false
@@ -95,16 +96,24 @@ const DEV13_MAX_FALSE_ALARM: f64 = 3.0 / 160.0;
 // as the relative), fixed as families. Its false alarms were turned into families since (a
 // Swedish text told by its letters, a reason that takes a sign back, a fire said to be out in
 // the answer to the agent, a modifier phrase around its trigger): no urgent call missed, 8
-// false alarms (5.0 %).
-const DEV14_MAX_FALSE_ALARM: f64 = 8.0 / 160.0;
+// false alarms (5.0 %), 7 (4.4 %) with the fifteenth set's.
+const DEV14_MAX_FALSE_ALARM: f64 = 7.0 / 160.0;
+
+// The fifteenth development set was the held-out set until its first measurement, 2026-11-27:
+// 140 of 140 urgent calls (100 %), 42 false alarms of 160 (26.2 %); the rules of the start of
+// that day scored 140 and 43. Its false alarms were turned into families since (a smoke or CO
+// alarm named as a device, "emergency" naming a service, a pseudo phrase of exactly a
+// trigger's words, an "if" in a question, a statistic of thousands): no urgent call missed,
+// 17 false alarms (10.6 %).
+const DEV15_MAX_FALSE_ALARM: f64 = 17.0 / 160.0;
 
 // The held-out set's first measurement, 2026-11-27, before any rule saw it: 140 of 140 urgent
-// calls (100 %), 42 false alarms of 160 (26.2 %); the rules of the start of that day scored 140
-// and 43 on it, so the day's families (45 false alarms fewer over the fourteen development
-// sets) removed one of its false alarms. These bars keep the rules from getting worse on it;
-// the false-alarm goal is not met on it (docs/triage.md).
+// calls (100 %), 36 false alarms of 160 (22.5 %); the rules of the start of that day scored 140
+// and 41 on it, so the day's families (the fourteenth and fifteenth sets') removed five of its
+// false alarms. These bars keep the rules from getting worse on it; the false-alarm goal is
+// not met on it (docs/triage.md).
 const HOLDOUT_MIN_RECALL: f64 = 1.0;
-const HOLDOUT_MAX_FALSE_ALARM: f64 = 42.0 / 160.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 36.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
@@ -362,6 +371,11 @@ fn eleventh_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_r
 #[test]
 fn fourteenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
     evaluate("dev14.cases.json", 1.0, DEV14_MAX_FALSE_ALARM);
+}
+
+#[test]
+fn fifteenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
+    evaluate("dev15.cases.json", 1.0, DEV15_MAX_FALSE_ALARM);
 }
 
 #[test]
