@@ -119,7 +119,7 @@ impl Sentence {
                     t,
                     (kind, dir, window),
                     sentence_end,
-                    &self.terminators,
+                    (&self.terminators, &self.triggers),
                 )
             };
             if kind == Kind::Resolved {
@@ -185,6 +185,12 @@ impl Sentence {
     }
 }
 
+/// The words that join the items of a list, in both languages.
+const LIST_WORDS: [&str; 6] = ["or", "and", "nor", "eller", "och", "samt"];
+
+/// The most words of a list item that no trigger covers ("dizziness", "trouble swallowing").
+const LIST_ITEM_WORDS: usize = 2;
+
 /// How far after a trigger an inverted subject may stand ("blöder han", "ramlade jag").
 const INVERTED_SUBJECT: usize = 2;
 
@@ -209,7 +215,7 @@ pub(super) fn in_scope(
     t: &Hit,
     (kind, dir, window): (Kind, Direction, u16),
     sentence_end: usize,
-    terms: &[Hit],
+    (terms, items): (&[Hit], &[Hit]),
 ) -> bool {
     // Within a trigger's gap ("bröstet gör inte ont"), or around its trigger ("slutat blöda",
     // "worried about falling", "en sommar brann det"): it applies, except to a trigger it
@@ -227,7 +233,20 @@ pub(super) fn in_scope(
     } else {
         return false;
     };
-    let words = (from..to).filter(|&i| !toks.is_comma(i)).count();
+    // A list between them is no distance: "No falls, dizziness, chest pain or breathlessness"
+    // negates the last as it does the first, "pain, chest pain, breathing, falls all negative"
+    // the first as the last. Any other words between ("did not wake up and that she has been
+    // counting her pills") count as before.
+    let backward = from == t.end;
+    // Only a list said with commas, and backward only from the sentence's end ("all
+    // negative"): "och"/"and" alone join clauses too ("har ramlat i vardagsrummet och inte
+    // kommer upp").
+    let listed = (!backward || m.end + 1 >= sentence_end) && is_list(toks, from..to, items);
+    let words = if listed {
+        0
+    } else {
+        (from..to).filter(|&i| !toks.is_comma(i)).count()
+    };
     if words > usize::from(window) {
         return false;
     }
@@ -236,14 +255,18 @@ pub(super) fn in_scope(
     // end of the sentence ("set the kitchen on fire once, years ago", "that stroke I had,
     // what, maybe six years ago?": at most a filler or two after the comma), and so does a
     // joke marker at its end ("I'll throw myself out the window, ha!").
-    let backward = from == t.end;
     let afterthought = matches!(kind, Kind::Historical | Kind::Figurative)
         && m.end + 1 >= sentence_end
         && (from..m.start)
             .rev()
             .take(AFTERTHOUGHT_FILLERS + 1)
             .any(|i| toks.is_comma(i));
-    if backward && kind != Kind::Resolved && !afterthought && (from..to).any(|i| toks.is_comma(i)) {
+    if backward
+        && kind != Kind::Resolved
+        && !afterthought
+        && !listed
+        && (from..to).any(|i| toks.is_comma(i))
+    {
         return false;
     }
     // In a question an "if" goes on past "and" to the question mark ("And what if I run out
@@ -309,4 +332,23 @@ pub(super) fn collect(
         }
     }
     lang
+}
+
+/// Whether tokens `range` are the rest of a list said with commas: items of at most two words
+/// besides other triggers' words, each ended by a comma or a joining word ("or", "och").
+fn is_list(toks: &Tokens, range: std::ops::Range<usize>, items: &[Hit]) -> bool {
+    let mut words = 0;
+    let mut commas = 0;
+    for i in range {
+        if toks.is_comma(i) || LIST_WORDS.contains(&toks.word_str(i)) {
+            commas += usize::from(toks.is_comma(i));
+            words = 0;
+        } else if !items.iter().any(|h| h.covers_literally(i)) {
+            words += 1;
+            if words > LIST_ITEM_WORDS {
+                return false;
+            }
+        }
+    }
+    commas > 0
 }

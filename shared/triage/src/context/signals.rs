@@ -100,7 +100,7 @@ impl Analyser<'_> {
                     own,
                     (kind, dir, window),
                     sentence_end,
-                    &terminators,
+                    (&terminators, &[]),
                 )
             })
         })

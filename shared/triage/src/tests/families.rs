@@ -904,3 +904,32 @@ fn what_is_as_usual_is_not_new_and_words_in_a_second_language_are_no_aphasia() {
         ],
     );
 }
+
+#[test]
+fn a_negated_list_said_with_commas_negates_every_item_but_and_alone_joins_clauses() {
+    expect(
+        summary,
+        &[
+            ("No falls, dizziness, chest pain or breathlessness.", "none"),
+            (
+                "Screening questions: pain, chest pain, breathing, falls all negative.",
+                "none",
+            ),
+            (
+                "Sven ringde och sa att han har ramlat i vardagsrummet och inte kommer upp.",
+                "fall",
+            ),
+            (
+                "The caller said it would be easier if she did not wake up and that she has been counting her pills.",
+                "self_harm",
+            ),
+        ],
+    );
+    expect(
+        said,
+        &[
+            (&["No pain, but I can't breathe."], "breathing"),
+            (&["Not eating, chest pain and breathless."], "breathing"),
+        ],
+    );
+}
