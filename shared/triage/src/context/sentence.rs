@@ -207,7 +207,8 @@ fn distance(m: &Hit, t: &Hit) -> usize {
     }
 }
 
-/// Whether trigger `t` lies in the scope of modifier `m` (its kind, direction and window).
+/// Whether trigger `t` lies in the scope of modifier `m` (its kind, direction and window), given
+/// the sentence's terminators and its other triggers (the items of a list).
 pub(super) fn in_scope(
     rules: &Rules,
     toks: &Tokens,

@@ -933,3 +933,38 @@ fn a_negated_list_said_with_commas_negates_every_item_but_and_alone_joins_clause
         ],
     );
 }
+
+#[test]
+fn nearly_fainting_at_a_bill_a_cancelled_alarm_and_sounds_through_the_wall_are_not_here_now() {
+    expect(
+        said,
+        &[
+            (
+                &[
+                    "Men när ja såg notan, sjutusen åttahundra kronor, då höll ja på å svimma på fläcken.",
+                ],
+                "none",
+            ),
+            (&["Ja höll på å få en hjärtattack."], "none"),
+            (
+                &["I pressed the button and then I cancelled it, I'm sorry."],
+                "none",
+            ),
+            (
+                &["I pressed the button because I've fallen and can't get up."],
+                "fall",
+            ),
+            (
+                &["Ja snubbla på tröskeln när ja skulle kliva in, men chauffören tog emot mej."],
+                "none",
+            ),
+            (
+                &["Ja hörde nån som skrek 'hjälp, hjälp, han blöder' genom väggen."],
+                "none",
+            ),
+            (&["De blev lite rök när vi blåste ut dom."], "none"),
+            (&["The Great Fire of London, a thousand pieces."], "none"),
+            (&["My wife says I'll bleed to death."], "none"),
+        ],
+    );
+}
