@@ -968,3 +968,28 @@ fn nearly_fainting_at_a_bill_a_cancelled_alarm_and_sounds_through_the_wall_are_n
         ],
     );
 }
+
+#[test]
+fn aired_out_a_bleeding_stopped_and_someone_taken_away_are_over_but_a_thought_intruder_stays() {
+    expect(
+        summary,
+        &[
+            ("Röken utvädrad, ingen brand.", "none"),
+            (
+                "The first aider closed it with glue strips, bleeding stopped within a few minutes.",
+                "none",
+            ),
+            (
+                "Kerstin kunde inte hämta glasögon igår då butiksbiträdet svimmade och fördes bort med ambulans.",
+                "none",
+            ),
+        ],
+    );
+    expect(
+        said,
+        &[(
+            &["Jag trodde att någon var här, och nu står det en främmande man i köket!"],
+            "other_emergency",
+        )],
+    );
+}
