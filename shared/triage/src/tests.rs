@@ -7,6 +7,7 @@ use crate::{CallText, Category, Level, Line, Source, Speaker, triage};
 
 mod families;
 mod signals;
+mod taken_back;
 
 /// The category `triage` gives a call of these caller lines (agent lines between them are
 /// none), or "none".
