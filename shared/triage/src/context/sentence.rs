@@ -191,6 +191,9 @@ const LIST_WORDS: [&str; 6] = ["or", "and", "nor", "eller", "och", "samt"];
 /// The most words of a list item that no trigger covers ("dizziness", "trouble swallowing").
 const LIST_ITEM_WORDS: usize = 2;
 
+/// The longest trigger whose gap is read as one clause with it ("bröstet gör inte ont").
+const GAP_CLAUSE: usize = 6;
+
 /// How far after a trigger an inverted subject may stand ("blöder han", "ramlade jag").
 const INVERTED_SUBJECT: usize = 2;
 
@@ -221,10 +224,11 @@ pub(super) fn in_scope(
     // Within a trigger's gap ("bröstet gör inte ont"), or around its trigger ("slutat blöda",
     // "worried about falling", "en sommar brann det"): it applies, except to a trigger it
     // starts with ("rädd för att ramla" speaks of the fall, not of the fear).
+    // A long gap holds clauses of its own ("went out this morning and hasn't come back, it's
+    // freezing"): a modifier in it speaks of its own clause.
     let around = t.start >= m.start && t.end <= m.end;
-    if (m.start >= t.start && m.end <= t.end)
-        || (around && (kind == Kind::Resolved || t.start > m.start))
-    {
+    let within = m.start >= t.start && m.end <= t.end && t.end - t.start <= GAP_CLAUSE;
+    if within || (around && (kind == Kind::Resolved || t.start > m.start)) {
         return true;
     }
     let (from, to) = if m.end <= t.start && dir != Direction::Backward {

@@ -691,3 +691,28 @@ fn aired_out_a_bleeding_stopped_and_someone_taken_away_are_over_but_a_thought_in
         )],
     );
 }
+
+#[test]
+fn a_person_with_dementia_gone_and_the_search_for_them_are_urgent_across_a_comma() {
+    expect(
+        summary,
+        &[
+            (
+                "Sture Persson (demens) försvunnen sedan 09, minus 5 ute, tunna skor.",
+                "other_emergency",
+            ),
+            (
+                "Husband with dementia went out this morning and hasn't come back, it's freezing.",
+                "other_emergency",
+            ),
+            (
+                "Hustrun rapporterar att brukaren med demens gått hemifrån kl 9.",
+                "other_emergency",
+            ),
+            (
+                "Brukaren har demens och är glömsk, annars mår han bra.",
+                "confusion",
+            ),
+        ],
+    );
+}
