@@ -7,7 +7,6 @@ use crate::{CallText, Category, Level, Line, Source, Speaker, triage};
 
 mod families;
 mod signals;
-mod taken_back;
 
 /// The category `triage` gives a call of these caller lines (agent lines between them are
 /// none), or "none".
@@ -321,16 +320,20 @@ fn paraphrase(text: &str) -> &'static str {
     triage(&call).map_or("none", |f| f.category.as_str())
 }
 
-#[test]
-fn calls_written_apart_from_the_evaluation_sets_are_triaged_as_labelled() {
-    assert!(PARAPHRASES.len() >= 300, "{} rows", PARAPHRASES.len());
-    let wrong: Vec<String> = PARAPHRASES
-        .iter()
+/// The rows of a labelled-calls file that `paraphrase` reads otherwise, each said.
+fn mislabelled(rows: &[(&str, &str)]) -> Vec<String> {
+    rows.iter()
         .filter_map(|(want, text)| {
             let got = paraphrase(text);
             (got != *want).then(|| format!("expected {want}, got {got}: {text}"))
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn calls_written_apart_from_the_evaluation_sets_are_triaged_as_labelled() {
+    assert!(PARAPHRASES.len() >= 300, "{} rows", PARAPHRASES.len());
+    let wrong = mislabelled(&PARAPHRASES);
     assert!(
         wrong.is_empty(),
         "{} of {}:\n{}",
@@ -338,6 +341,17 @@ fn calls_written_apart_from_the_evaluation_sets_are_triaged_as_labelled() {
         PARAPHRASES.len(),
         wrong.join("\n")
     );
+}
+
+/// Smoke rows of the rule families that take a sign back (`tests/data/families.tsv`).
+static FAMILIES: LazyLock<Vec<(&str, &str)>> =
+    LazyLock::new(|| rows(include_str!("../tests/data/families.tsv")));
+
+#[test]
+fn every_rule_familys_smoke_rows_are_triaged_as_labelled() {
+    assert!(FAMILIES.len() >= 140, "{} rows", FAMILIES.len());
+    let wrong = mislabelled(&FAMILIES);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// Unseen wordings of every urgent category and trap (`tests/data/unseen.tsv`).
