@@ -278,6 +278,13 @@ pub(super) fn in_scope(
     // and I'm bleeding or something?" asks about the bleeding too); a comma before a new
     // clause still ends it ("What do I do if I fall, and can you come, I've fallen?").
     let open_if = kind == Kind::Hypothetical && !backward && toks.question_ends_at(sentence_end);
+    // A time said first and set off by a comma governs the clause after it ("Last time I went,
+    // 2015, I had my heart attack out there"): the comma that starts that clause ends nothing.
+    // Not one said after a trigger ("så ledsen sedan Gunnar dog, jag gråter varje dag").
+    let fronted = kind == Kind::Historical
+        && !backward
+        && toks.is_comma(m.end)
+        && !items.iter().any(|h| h.end <= m.start);
     !terms.iter().any(|x| {
         let Role::Terminator(mask) = rules.patterns[x.pattern as usize].role else {
             return false;
@@ -286,6 +293,7 @@ pub(super) fn in_scope(
             && x.start >= from
             && x.start < to
             && (!open_if || toks.is_comma(x.start))
+            && !(fronted && x.start == m.end)
     })
 }
 
