@@ -63,10 +63,11 @@ impl Sentence {
         let not_pseudo_cue = |h: &Hit| {
             !pseudo.iter().any(|p| {
                 p.takes_back(rules, h) && {
-                    let mut taken = triggers.iter().filter(|t| p.takes_back(rules, t));
-                    let mut none = taken.clone().next().is_none();
-                    none |= taken.any(|t| t.overlaps(h));
-                    none
+                    let mut taken = triggers
+                        .iter()
+                        .filter(|t| p.takes_back(rules, t))
+                        .peekable();
+                    taken.peek().is_none() || taken.any(|t| t.overlaps(h))
                 }
             })
         };
