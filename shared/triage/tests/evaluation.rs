@@ -1,5 +1,5 @@
-//! Evaluation of the triage on the labelled call sets in eval/triage/: sixteen development sets
-//! (dev.cases.json to dev16.cases.json, each written apart by another person; all tuned on)
+//! Evaluation of the triage on the labelled call sets in eval/triage/: seventeen development
+//! sets (dev.cases.json to dev17.cases.json, each written apart by another person; all tuned on)
 //! and the held-out set (holdout.cases.json, written independently and never tuned on). Each
 //! test prints urgent recall, the false-alarm rate,
 //! concern recall, category accuracy on urgent calls and every miss. The development sets fail
@@ -40,9 +40,9 @@ const DEV6_MAX_FALSE_ALARM: f64 = 11.0 / 160.0;
 // 118 of 140 urgent calls (84.3 %), 16 false alarms of 160 (10.0 %). Its misses were turned
 // into rule families since (and a caller's echo question reports nothing): 139 of 140, 13
 // false alarms (8.1 %), 12 (7.5 %), 11 (6.9 %) with the thirteenth set's families, 9 (5.6 %)
-// with the fourteenth's.
+// with the fourteenth's, 8 (5.0 %) with the seventeenth's.
 const DEV7_MIN_RECALL: f64 = 139.0 / 140.0;
-const DEV7_MAX_FALSE_ALARM: f64 = 9.0 / 160.0;
+const DEV7_MAX_FALSE_ALARM: f64 = 8.0 / 160.0;
 
 // The eighth development set was the held-out set until its first measurement, 2026-11-27:
 // 126 of 140 urgent calls (90.0 %), 30 false alarms of 160 (18.8 %). Its misses and false
@@ -63,8 +63,8 @@ const DEV9_MAX_FALSE_ALARM: f64 = 8.0 / 160.0;
 // 128 of 140 urgent calls (91.4 %), 23 false alarms of 160 (14.4 %). Its misses and false
 // alarms were turned into families since (a transcriber's marker is an unheard word, low mood
 // with the means at hand is self-harm): no urgent call missed, 5 false alarms (3.1 %), 4
-// (2.5 %) with the fourteenth set's families.
-const DEV10_MAX_FALSE_ALARM: f64 = 4.0 / 160.0;
+// (2.5 %) with the fourteenth set's families, 3 (1.9 %) with the seventeenth's.
+const DEV10_MAX_FALSE_ALARM: f64 = 3.0 / 160.0;
 
 // The eleventh development set was the held-out set until its first measurement, 2026-11-27:
 // 137 of 140 urgent calls (97.9 %), 30 false alarms of 160 (18.8 %). Its misses and false
@@ -111,19 +111,25 @@ const DEV15_MAX_FALSE_ALARM: f64 = 16.0 / 160.0;
 // 140 of 140 urgent calls (100 %), 36 false alarms of 160 (22.5 %); the rules of the start of
 // that day scored 140 and 41. Its false alarms were turned into families since (a negated list
 // said with commas, nearly fainting at a bill, an alarm pressed and cancelled, a slip someone
-// caught, sounds through the wall): no urgent call missed, 26 false alarms (16.2 %).
-const DEV16_MAX_FALSE_ALARM: f64 = 26.0 / 160.0;
+// caught, sounds through the wall): no urgent call missed, 26 false alarms (16.2 %), 24
+// (15.0 %) with the seventeenth set's.
+const DEV16_MAX_FALSE_ALARM: f64 = 24.0 / 160.0;
 
-// The held-out set's first measurement, 2026-11-27, before any rule saw it: 139 of 140 urgent
-// calls (99.3 %), 47 false alarms of 160 (29.4 %); the rules of the start of that day scored
-// 139 and 53 on it, so the day's families removed six of its false alarms. Its miss, a husband
-// with dementia gone since the morning in the cold, said across a comma in a request, was
-// fixed as a family since (a person with dementia gone, the search for them), which makes 140
-// of 140, a figure no longer independent of the set. Its false alarms were not tuned on. These
+// The seventeenth development set was the held-out set until its first measurement,
+// 2026-11-27: 139 of 140 urgent calls (99.3 %), 47 false alarms of 160 (29.4 %); the rules of
+// the start of that day scored 139 and 53. Its miss (a husband with dementia gone since the
+// morning in the cold) and its false alarms were turned into families since (a time said
+// first, a stranger in a queue, a friend admitted, the number written down, first aid on the
+// chest, a screening list answered no): no urgent call missed, 33 false alarms (20.6 %).
+const DEV17_MAX_FALSE_ALARM: f64 = 33.0 / 160.0;
+
+// The held-out set's first measurement, 2026-11-27, before any rule saw it: 140 of 140 urgent
+// calls (100 %), 45 false alarms of 160 (28.1 %); the rules of the start of that day scored 140
+// and 51 on it, so the day's families removed six of its false alarms. Not tuned on. These
 // bars keep the rules from getting worse on it; the false-alarm goal is not met on it
 // (docs/triage.md).
 const HOLDOUT_MIN_RECALL: f64 = 1.0;
-const HOLDOUT_MAX_FALSE_ALARM: f64 = 47.0 / 160.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 45.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
@@ -391,6 +397,11 @@ fn fifteenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_
 #[test]
 fn sixteenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
     evaluate("dev16.cases.json", 1.0, DEV16_MAX_FALSE_ALARM);
+}
+
+#[test]
+fn seventeenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
+    evaluate("dev17.cases.json", 1.0, DEV17_MAX_FALSE_ALARM);
 }
 
 #[test]
