@@ -7,6 +7,9 @@ use super::*;
 /// What hedges a signal said of the client: a negation, an "if", a past.
 const HEDGES: [Kind; 3] = [Kind::Negated, Kind::Hypothetical, Kind::Historical];
 
+/// The cues of a sentence about someone else, whose signals are not the client's.
+const ABOUT_SOMEONE_ELSE: u16 = Kind::Other.bit() | Kind::OtherElsewhere.bit();
+
 /// The modifiers of `hits` of one of `kinds` ("inte", "if", "last year") with their scope,
 /// other than those within the words of `own` (the "inte" of "slutar inte" is part of the cue).
 fn hedges<'h>(
@@ -63,7 +66,7 @@ impl Analyser<'_> {
         cues: u16,
         what: Dialogue,
     ) -> bool {
-        let someone_else = cues & (Kind::Other.bit() | Kind::OtherElsewhere.bit()) != 0;
+        let someone_else = cues & ABOUT_SOMEONE_ELSE != 0;
         !someone_else
             && saying(self.rules, hits, what, lang)
                 .any(|own| !hedged(self.rules, hits, &HEDGES, Some(own)))
@@ -82,7 +85,7 @@ impl Analyser<'_> {
         sentence_end: usize,
     ) -> bool {
         let rules = self.rules;
-        let someone_else = cues & (Kind::Other.bit() | Kind::OtherElsewhere.bit()) != 0;
+        let someone_else = cues & ABOUT_SOMEONE_ELSE != 0;
         if someone_else || saying(rules, hits, what, lang).next().is_none() {
             return false;
         }
