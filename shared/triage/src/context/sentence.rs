@@ -261,8 +261,14 @@ pub(super) fn in_scope(
     // end of the sentence ("set the kitchen on fire once, years ago", "that stroke I had,
     // what, maybe six years ago?": at most a filler or two after the comma), and so does a
     // joke marker at its end ("I'll throw myself out the window, ha!").
+    // A time set off by commas on both sides is an afterthought too ("I had my heart attack at
+    // the Cineplex, ten years ago now, I like to sit by the door").
+    let parenthetical = kind == Kind::Historical
+        && (m.end..sentence_end)
+            .take(AFTERTHOUGHT_FILLERS)
+            .any(|i| toks.is_comma(i));
     let afterthought = matches!(kind, Kind::Historical | Kind::Figurative)
-        && m.end + 1 >= sentence_end
+        && (m.end + 1 >= sentence_end || parenthetical)
         && (from..m.start)
             .rev()
             .take(AFTERTHOUGHT_FILLERS + 1)
