@@ -497,6 +497,11 @@ impl<'r> Analyser<'r> {
                 if category == Category::SelfHarm {
                     flags &= !Kind::Hypothetical.bit();
                 }
+                // A fire is a fire whatever burns: a shed, a hedge or the dog's basket near it
+                // rules nothing out ("the shed is on fire").
+                if category == Category::FireOrSmoke {
+                    flags &= !Kind::NotPerson.bit();
+                }
                 // Stroke signs that pass are a TIA: "ring 112 även om symtomen går över".
                 if category == Category::StrokeSigns {
                     flags &= !Kind::Resolved.bit();
