@@ -63,8 +63,9 @@ const DEV9_MAX_FALSE_ALARM: f64 = 8.0 / 160.0;
 // 128 of 140 urgent calls (91.4 %), 23 false alarms of 160 (14.4 %). Its misses and false
 // alarms were turned into families since (a transcriber's marker is an unheard word, low mood
 // with the means at hand is self-harm): no urgent call missed, 5 false alarms (3.1 %), 4
-// (2.5 %) with the fourteenth set's families, 3 (1.9 %) with the seventeenth's.
-const DEV10_MAX_FALSE_ALARM: f64 = 3.0 / 160.0;
+// (2.5 %) with the fourteenth set's families, 3 (1.9 %) with the seventeenth's, 2 (1.2 %) with
+// the eighteenth's.
+const DEV10_MAX_FALSE_ALARM: f64 = 2.0 / 160.0;
 
 // The eleventh development set was the held-out set until its first measurement, 2026-11-27:
 // 137 of 140 urgent calls (97.9 %), 30 false alarms of 160 (18.8 %). Its misses and false
@@ -87,8 +88,9 @@ const DEV12_MAX_FALSE_ALARM: f64 = 4.0 / 160.0;
 // rules of the start of that day and with the twelfth set's families. Its misses and false
 // alarms were turned into families since (a nosebleed on a blood thinner, tablets taken by the
 // packet, an animal's story told on, an inverted Swedish subject, "my chest" as the speaker):
-// no urgent call missed, 5 false alarms (3.1 %), 3 (1.9 %) with the fourteenth set's.
-const DEV13_MAX_FALSE_ALARM: f64 = 3.0 / 160.0;
+// no urgent call missed, 5 false alarms (3.1 %), 3 (1.9 %) with the fourteenth set's, 2 (1.2 %)
+// with the eighteenth's.
+const DEV13_MAX_FALSE_ALARM: f64 = 2.0 / 160.0;
 
 // The fourteenth development set was the held-out set until its first measurement, 2026-11-27:
 // 138 of 140 urgent calls (98.6 %), 27 false alarms of 160 (16.9 %). Its two misses showed two
@@ -104,24 +106,26 @@ const DEV14_MAX_FALSE_ALARM: f64 = 7.0 / 160.0;
 // that day scored 140 and 43. Its false alarms were turned into families since (a smoke or CO
 // alarm named as a device, "emergency" naming a service, a pseudo phrase of exactly a
 // trigger's words, an "if" in a question, a statistic of thousands): no urgent call missed,
-// 17 false alarms (10.6 %), 16 (10.0 %) with the sixteenth set's.
-const DEV15_MAX_FALSE_ALARM: f64 = 16.0 / 160.0;
+// 17 false alarms (10.6 %), 16 (10.0 %) with the sixteenth set's, 15 (9.4 %) with the
+// eighteenth's.
+const DEV15_MAX_FALSE_ALARM: f64 = 15.0 / 160.0;
 
 // The sixteenth development set was the held-out set until its first measurement, 2026-11-27:
 // 140 of 140 urgent calls (100 %), 36 false alarms of 160 (22.5 %); the rules of the start of
 // that day scored 140 and 41. Its false alarms were turned into families since (a negated list
 // said with commas, nearly fainting at a bill, an alarm pressed and cancelled, a slip someone
 // caught, sounds through the wall): no urgent call missed, 26 false alarms (16.2 %), 24
-// (15.0 %) with the seventeenth set's.
-const DEV16_MAX_FALSE_ALARM: f64 = 24.0 / 160.0;
+// (15.0 %) with the seventeenth set's, 20 (12.5 %) with the eighteenth's.
+const DEV16_MAX_FALSE_ALARM: f64 = 20.0 / 160.0;
 
 // The seventeenth development set was the held-out set until its first measurement,
 // 2026-11-27: 139 of 140 urgent calls (99.3 %), 47 false alarms of 160 (29.4 %); the rules of
 // the start of that day scored 139 and 53. Its miss (a husband with dementia gone since the
 // morning in the cold) and its false alarms were turned into families since (a time said
 // first, a stranger in a queue, a friend admitted, the number written down, first aid on the
-// chest, a screening list answered no): no urgent call missed, 33 false alarms (20.6 %).
-const DEV17_MAX_FALSE_ALARM: f64 = 33.0 / 160.0;
+// chest, a screening list answered no): no urgent call missed, 33 false alarms (20.6 %), 28
+// (17.5 %) after more of its own families with the eighteenth set's.
+const DEV17_MAX_FALSE_ALARM: f64 = 28.0 / 160.0;
 
 // The held-out set's first measurement, 2026-11-27, before any rule saw it: 140 of 140 urgent
 // calls (100 %), 45 false alarms of 160 (28.1 %); the rules of the start of that day scored 140
