@@ -1,5 +1,5 @@
-//! Evaluation of the triage on the labelled call sets in eval/triage/: seventeen development
-//! sets (dev.cases.json to dev17.cases.json, each written apart by another person; all tuned on)
+//! Evaluation of the triage on the labelled call sets in eval/triage/: eighteen development
+//! sets (dev.cases.json to dev18.cases.json, each written apart by another person; all tuned on)
 //! and the held-out set (holdout.cases.json, written independently and never tuned on). Each
 //! test prints urgent recall, the false-alarm rate,
 //! concern recall, category accuracy on urgent calls and every miss. The development sets fail
@@ -127,13 +127,23 @@ const DEV16_MAX_FALSE_ALARM: f64 = 20.0 / 160.0;
 // (17.5 %) after more of its own families with the eighteenth set's.
 const DEV17_MAX_FALSE_ALARM: f64 = 28.0 / 160.0;
 
-// The held-out set's first measurement, 2026-11-27, before any rule saw it: 140 of 140 urgent
-// calls (100 %), 45 false alarms of 160 (28.1 %); the rules of the start of that day scored 140
-// and 51 on it, so the day's families removed six of its false alarms. Not tuned on. These
-// bars keep the rules from getting worse on it; the false-alarm goal is not met on it
-// (docs/triage.md).
+// The eighteenth development set was the held-out set until its first measurement,
+// 2026-11-27: 140 of 140 urgent calls (100 %), 45 false alarms of 160 (28.1 %); the rules of
+// the start of that day scored 140 and 51. Its false alarms were turned into families since (a
+// year said as "two thousand and", a time between commas, a sign there since the stroke, a
+// memoir, a text read aloud, a belief corrected, "I thought I'd", a thing that "will kill me",
+// breathless on exertion, a stage, "nobody is"): no urgent call missed, 19 false alarms
+// (11.9 %).
+const DEV18_MAX_FALSE_ALARM: f64 = 19.0 / 160.0;
+
+// The held-out set's first measurement, 2026-11-27 (evening), before any rule saw it: 140 of
+// 140 urgent calls (100 %), 44 false alarms of 160 (27.5 %); the rules of the start of that
+// session scored 140 and 43 on it, so the session's families removed none of its false alarms
+// (and a fire that is now a fire whatever burns near it added one: a cat called Smokey). Not
+// tuned on. These bars keep the rules from getting worse on it; the false-alarm goal is not met
+// on it (docs/triage.md).
 const HOLDOUT_MIN_RECALL: f64 = 1.0;
-const HOLDOUT_MAX_FALSE_ALARM: f64 = 45.0 / 160.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 44.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.
@@ -171,7 +181,7 @@ struct Expected {
     category: Option<String>,
 }
 
-/// The one fixture loader of both sets: `None` when the file does not exist.
+/// The one fixture loader of every set; a file that cannot be read or parsed fails the test.
 fn load(name: &str) -> (PathBuf, Vec<Case>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../eval/triage")
@@ -406,6 +416,11 @@ fn sixteenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_
 #[test]
 fn seventeenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
     evaluate("dev17.cases.json", 1.0, DEV17_MAX_FALSE_ALARM);
+}
+
+#[test]
+fn eighteenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
+    evaluate("dev18.cases.json", 1.0, DEV18_MAX_FALSE_ALARM);
 }
 
 #[test]
