@@ -1,6 +1,7 @@
 //! Evaluation of the triage on the labelled call sets in eval/triage/: eighteen development
-//! sets (dev.cases.json to dev18.cases.json, each written apart by another person; all tuned on)
-//! and the held-out set (holdout.cases.json, written independently and never tuned on). Each
+//! sets (dev.cases.json to dev18.cases.json, each written apart by another person; all tuned on),
+//! the held-out set (holdout.cases.json, written independently and never tuned on) and a set
+//! of urgent calls among distractors (distractors.cases.json, never tuned on). Each
 //! test prints urgent recall, the false-alarm rate,
 //! concern recall, category accuracy on urgent calls and every miss. The development sets fail
 //! on a missed urgent call or false alarms above 10 % of the non-urgent; the held-out set on
@@ -421,6 +422,15 @@ fn seventeenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tune
 #[test]
 fn eighteenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned_rate() {
     evaluate("dev18.cases.json", 1.0, DEV18_MAX_FALSE_ALARM);
+}
+
+/// Urgent calls only, each with distractors near the emergency (animals, things, a TV, an
+/// old emergency, someone elsewhere, other symptoms denied, a figure of speech, the agent's
+/// script, a correction, downplaying), written by another writer who saw no rules; measured once
+/// before any rule saw it: 160 of 160.
+#[test]
+fn urgent_calls_among_distractors_are_never_missed() {
+    evaluate("distractors.cases.json", 1.0, 0.0);
 }
 
 #[test]
