@@ -177,12 +177,25 @@ struct Reading {
     resolves: bool,
 }
 
+/// Who a sentence's subject is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Subject {
+    /// The speaker, or in the summary the client.
+    Speaker,
+    /// Someone else named ("min man", "Mrs Patel").
+    Person,
+    /// Someone else as a pronoun ("he", "hon"): a pet may be "he" too.
+    Pronoun,
+    /// An animal or a plant.
+    Thing,
+}
+
 /// Scratch space for one sentence's hits, sorted by role.
 #[derive(Default)]
 struct Sentence {
     /// Where the sentence names its speaker ("jag", "I"; in the summary also "brukaren",
-    /// "she"), and where someone else ("min syster", "he"), by token.
-    subjects: Vec<(usize, bool)>,
+    /// "she"), someone else ("min syster", "he") or an animal or a plant, by token.
+    subjects: Vec<(usize, Subject)>,
     /// Trigger hits.
     triggers: Vec<Hit>,
     /// Modifier hits with their kind, direction and window.

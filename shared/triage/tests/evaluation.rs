@@ -90,8 +90,9 @@ const DEV12_MAX_FALSE_ALARM: f64 = 4.0 / 160.0;
 // alarms were turned into families since (a nosebleed on a blood thinner, tablets taken by the
 // packet, an animal's story told on, an inverted Swedish subject, "my chest" as the speaker):
 // no urgent call missed, 5 false alarms (3.1 %), 3 (1.9 %) with the fourteenth set's, 2 (1.2 %)
-// with the eighteenth's.
-const DEV13_MAX_FALSE_ALARM: f64 = 2.0 / 160.0;
+// with the eighteenth's, 3 (1.9 %) after the red team's emergencies ("jag håller på att kvävas",
+// said of a full month, is read as happening now).
+const DEV13_MAX_FALSE_ALARM: f64 = 3.0 / 160.0;
 
 // The fourteenth development set was the held-out set until its first measurement, 2026-11-27:
 // 138 of 140 urgent calls (98.6 %), 27 false alarms of 160 (16.9 %). Its two misses showed two
@@ -141,10 +142,11 @@ const DEV18_MAX_FALSE_ALARM: f64 = 19.0 / 160.0;
 // 140 urgent calls (100 %), 44 false alarms of 160 (27.5 %); the rules of the start of that
 // session scored 140 and 43 on it, so the session's families removed none of its false alarms
 // (and a fire that is now a fire whatever burns near it added one: a cat called Smokey). Not
-// tuned on. These bars keep the rules from getting worse on it; the false-alarm goal is not met
-// on it (docs/triage.md).
+// tuned on. The red team's emergencies that the rules had talked themselves out of, fixed since,
+// cost it two more (46, 28.8 %): where a rule must guess, it escalates. These bars keep the rules
+// from getting worse on it; the false-alarm goal is not met on it (docs/triage.md).
 const HOLDOUT_MIN_RECALL: f64 = 1.0;
-const HOLDOUT_MAX_FALSE_ALARM: f64 = 44.0 / 160.0;
+const HOLDOUT_MAX_FALSE_ALARM: f64 = 46.0 / 160.0;
 
 /// The highest false-alarm rate allowed on a development set: urgent findings on calls
 /// labelled concern or none.

@@ -5,7 +5,7 @@ use crate::Category;
 use crate::normalise::Tokens;
 use crate::rules::{Dialogue, Direction, FOR_REPLY, Hit, Kind, Paths, Role, Rules};
 
-use super::{Mode, PRONOUN_WINDOW, Reading, SOMEONE_ELSE, Sentence};
+use super::{Mode, PRONOUN_WINDOW, Reading, SOMEONE_ELSE, Sentence, Subject};
 
 impl Sentence {
     /// Applies one sentence's modifiers to its triggers; pushes every trigger that survives
@@ -43,15 +43,17 @@ impl Sentence {
                 Role::Dialogue(Dialogue::Present) => first_person = true,
                 Role::Dialogue(Dialogue::FirstPerson | Dialogue::Client) => {
                     first_person |= p.role == Role::Dialogue(Dialogue::FirstPerson);
-                    self.subjects.push((h.start, true));
+                    self.subjects.push((h.start, Subject::Speaker));
                 }
                 // In a caller's words "she" is someone else; in the summary she is the client.
                 Role::Dialogue(Dialogue::ThirdPerson) if caller => {
                     self.modifiers
                         .push((*h, Kind::Other, Direction::Both, PRONOUN_WINDOW));
-                    self.subjects.push((h.start, false));
+                    self.subjects.push((h.start, Subject::Pronoun));
                 }
-                Role::Dialogue(Dialogue::ThirdPerson) => self.subjects.push((h.start, true)),
+                Role::Dialogue(Dialogue::ThirdPerson) => {
+                    self.subjects.push((h.start, Subject::Speaker))
+                }
                 Role::Dialogue(_) => {}
             }
         }
@@ -143,8 +145,10 @@ impl Sentence {
         // Someone else, or an animal, is a subject too: "I think the dog collapsed" speaks of
         // the dog, "the dog knocked me over and I can't get up" of the speaker.
         for m in &self.modifiers {
-            if matches!(m.1, Kind::Other | Kind::NotPerson) {
-                self.subjects.push((m.0.start, false));
+            match m.1 {
+                Kind::Other => self.subjects.push((m.0.start, Subject::Person)),
+                Kind::NotPerson => self.subjects.push((m.0.start, Subject::Thing)),
+                _ => {}
             }
         }
         for (t, trigger) in self.triggers.iter().enumerate() {
@@ -168,12 +172,16 @@ impl Sentence {
                         .filter(|s| s.0 >= trigger.end && s.0 < trigger.end + INVERTED_SUBJECT)
                         .min_by_key(|s| s.0)
                 });
-            match nearest {
-                Some(s) if s.1 => {
+            // Someone named as the subject is a person, whatever animal or plant stands near
+            // ("Min man snubblade över hunden", "Dad collapsed pruning the roses"); a pronoun
+            // may be a pet's.
+            match nearest.map(|s| s.1) {
+                Some(Subject::Speaker) => {
                     flags &=
                         !(Kind::Other.bit() | Kind::OtherElsewhere.bit() | Kind::NotPerson.bit())
                 }
-                Some(_) => flags |= SOMEONE_ELSE,
+                Some(Subject::Person) => flags = (flags | SOMEONE_ELSE) & !Kind::NotPerson.bit(),
+                Some(Subject::Pronoun | Subject::Thing) => flags |= SOMEONE_ELSE,
                 None => {}
             }
             found.push((category(trigger), flags));
