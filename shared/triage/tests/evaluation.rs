@@ -1,7 +1,8 @@
 //! Evaluation of the triage on the labelled call sets in eval/triage/: eighteen development
 //! sets (dev.cases.json to dev18.cases.json, each written apart by another person; all tuned on),
-//! the held-out set (holdout.cases.json, written independently and never tuned on) and a set
-//! of urgent calls among distractors (distractors.cases.json, never tuned on). Each
+//! the held-out set (holdout.cases.json, written independently and never tuned on), a set of
+//! urgent calls among distractors (distractors.cases.json) and a realistic week of calls
+//! (realistic.cases.json), neither tuned on. Each
 //! test prints urgent recall, the false-alarm rate,
 //! concern recall, category accuracy on urgent calls and every miss. The development sets fail
 //! on a missed urgent call or false alarms above 10 % of the non-urgent; the held-out set on
@@ -433,6 +434,16 @@ fn eighteenth_dev_set_misses_no_urgent_call_and_false_alarms_stay_at_their_tuned
 #[test]
 fn urgent_calls_among_distractors_are_never_missed() {
     evaluate("distractors.cases.json", 1.0, 0.0);
+}
+
+/// A realistic week of calls (ids `real-en-*`, `real-sv-*`): 60 urgent, 60 concern, 180 none,
+/// written as calls really go, with no quota of traps (30 of 240 non-urgent calls happen to
+/// hold one), by two more writers who saw no rules; measured once, 2026-11-27, before any rule
+/// saw it: 60 of 60 urgent, 25 false alarms of 240 (10.4 %); the rules of the start of that
+/// session: 60 and 26. Not tuned on.
+#[test]
+fn a_realistic_week_of_calls_misses_no_emergency_and_keeps_its_first_false_alarm_rate() {
+    evaluate("realistic.cases.json", 1.0, 25.0 / 240.0);
 }
 
 #[test]
