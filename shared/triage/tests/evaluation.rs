@@ -36,7 +36,9 @@ const DEV5_MAX_FALSE_ALARM: f64 = 9.0 / 160.0;
 // (7.5 %) with the fourteenth's, 11 (6.9 %) with the sixteenth's. The three left are
 // wordings no family covers without a rule per sentence.
 const DEV6_MIN_RECALL: f64 = 137.0 / 140.0;
-const DEV6_MAX_FALSE_ALARM: f64 = 11.0 / 160.0;
+// 12 (7.5 %) after the red teams' emergencies: a fall three years ago told with the long lie
+// first.
+const DEV6_MAX_FALSE_ALARM: f64 = 12.0 / 160.0;
 
 // The seventh development set was the held-out set until its first measurement, 2026-11-27:
 // 118 of 140 urgent calls (84.3 %), 16 false alarms of 160 (10.0 %). Its misses were turned
@@ -67,7 +69,9 @@ const DEV9_MAX_FALSE_ALARM: f64 = 8.0 / 160.0;
 // with the means at hand is self-harm): no urgent call missed, 5 false alarms (3.1 %), 4
 // (2.5 %) with the fourteenth set's families, 3 (1.9 %) with the seventeenth's, 2 (1.2 %) with
 // the eighteenth's.
-const DEV10_MAX_FALSE_ALARM: f64 = 2.0 / 160.0;
+// 3 (1.9 %) after the red teams' emergencies: "X håller på att ta livet av mig" is read as a
+// threat now, even said of a father's phone calls with a "haha" after it.
+const DEV10_MAX_FALSE_ALARM: f64 = 3.0 / 160.0;
 
 // The eleventh development set was the held-out set until its first measurement, 2026-11-27:
 // 137 of 140 urgent calls (97.9 %), 30 false alarms of 160 (18.8 %). Its misses and false
@@ -102,7 +106,8 @@ const DEV13_MAX_FALSE_ALARM: f64 = 3.0 / 160.0;
 // Swedish text told by its letters, a reason that takes a sign back, a fire said to be out in
 // the answer to the agent, a modifier phrase around its trigger): no urgent call missed, 8
 // false alarms (5.0 %), 7 (4.4 %) with the fifteenth set's.
-const DEV14_MAX_FALSE_ALARM: f64 = 7.0 / 160.0;
+// 8 (5.0 %) after the red teams' emergencies: a guide who fell in a stream, told laughing.
+const DEV14_MAX_FALSE_ALARM: f64 = 8.0 / 160.0;
 
 // The fifteenth development set was the held-out set until its first measurement, 2026-11-27:
 // 140 of 140 urgent calls (100 %), 42 false alarms of 160 (26.2 %); the rules of the start of
