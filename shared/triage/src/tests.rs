@@ -363,7 +363,7 @@ static RED_TEAM: LazyLock<Vec<(&str, &str)>> = LazyLock::new(|| {
 
 /// How many of `RED_TEAM` the rules still miss: each was read and left for a reason the
 /// crate's docs give (docs/triage.md); the figure may only fall.
-const RED_TEAM_MISSED: usize = 256;
+const RED_TEAM_MISSED: usize = 216;
 
 #[test]
 fn emergencies_written_to_break_the_rules_are_found() {
