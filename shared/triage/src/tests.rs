@@ -363,7 +363,7 @@ static RED_TEAM: LazyLock<Vec<(&str, &str)>> = LazyLock::new(|| {
 
 /// How many of `RED_TEAM` the rules still miss (docs/triage.md, "Emergencies written to break
 /// the rules"): the figure may only fall.
-const RED_TEAM_MISSED: usize = 216;
+const RED_TEAM_MISSED: usize = 207;
 
 #[test]
 fn emergencies_written_to_break_the_rules_are_found() {
