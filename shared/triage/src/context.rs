@@ -30,7 +30,7 @@ mod sentence;
 mod signals;
 
 use reply::first_sentence;
-use sentence::collect;
+use sentence::{Subject, collect};
 
 /// A caller reply longer than this many words is not a short answer (it is read on its own).
 const MAX_REPLY_WORDS: usize = 8;
@@ -175,19 +175,6 @@ struct Reading {
     cues: u16,
     /// An "it is over" that reaches none of its triggers.
     resolves: bool,
-}
-
-/// Who a sentence's subject is.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Subject {
-    /// The speaker, or in the summary the client.
-    Speaker,
-    /// Someone else named ("min man", "Mrs Patel").
-    Person,
-    /// Someone else as a pronoun ("he", "hon"): a pet may be "he" too.
-    Pronoun,
-    /// An animal or a plant.
-    Thing,
 }
 
 /// Scratch space for one sentence's hits, sorted by role.
@@ -504,21 +491,7 @@ impl<'r> Analyser<'r> {
                 } else {
                     0
                 };
-                let mut flags = own | inherit;
-                // A death wish is said in the conditional ("it would be easier if I didn't
-                // wake up"): for self-harm an "if" rules nothing out.
-                if category == Category::SelfHarm {
-                    flags &= !Kind::Hypothetical.bit();
-                }
-                // A fire is a fire whatever burns: a shed, a hedge or the dog's basket near it
-                // rules nothing out ("the shed is on fire").
-                if category == Category::FireOrSmoke {
-                    flags &= !Kind::NotPerson.bit();
-                }
-                // Stroke signs that pass are a TIA: "ring 112 även om symtomen går över".
-                if category == Category::StrokeSigns {
-                    flags &= !Kind::Resolved.bit();
-                }
+                let flags = (own | inherit) & !category.kinds_that_rule_nothing_out();
                 // Someone else somewhere else: named in reach ("my brother in Dublin"), or the
                 // subject of the trigger's clause ("His brother fell and is in hospital with a
                 // broken leg").

@@ -117,6 +117,21 @@ impl Category {
         Category::ALL.into_iter().find(|c| c.as_str() == name)
     }
 
+    /// The modifier kinds that rule nothing out for this category.
+    pub(crate) fn kinds_that_rule_nothing_out(self) -> u16 {
+        match self {
+            // A death wish is said in the conditional ("it would be easier if I didn't wake
+            // up"): for self-harm an "if" rules nothing out.
+            Category::SelfHarm => rules::Kind::Hypothetical.bit(),
+            // A fire is a fire whatever burns: a shed, a hedge or the dog's basket near it
+            // ("the shed is on fire").
+            Category::FireOrSmoke => rules::Kind::NotPerson.bit(),
+            // Stroke signs that pass are a TIA: "ring 112 även om symtomen går över".
+            Category::StrokeSigns => rules::Kind::Resolved.bit(),
+            _ => 0,
+        }
+    }
+
     /// The level every finding of this category has.
     pub fn level(self) -> Level {
         if self < Category::Pain {

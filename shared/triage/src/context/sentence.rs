@@ -5,7 +5,20 @@ use crate::Category;
 use crate::normalise::Tokens;
 use crate::rules::{Dialogue, Direction, FOR_REPLY, Hit, Kind, Paths, Role, Rules};
 
-use super::{Mode, PRONOUN_WINDOW, Reading, SOMEONE_ELSE, Sentence, Subject};
+use super::{Mode, PRONOUN_WINDOW, Reading, SOMEONE_ELSE, Sentence};
+
+/// Who a sentence's subject is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Subject {
+    /// The speaker, or in the summary the client.
+    Speaker,
+    /// Someone else named ("min man", "Mrs Patel").
+    Person,
+    /// Someone else as a pronoun ("he", "hon"): a pet may be "he" too.
+    Pronoun,
+    /// An animal or a plant.
+    Thing,
+}
 
 impl Sentence {
     /// Applies one sentence's modifiers to its triggers; pushes every trigger that survives
