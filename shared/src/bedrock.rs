@@ -70,6 +70,31 @@ impl Converse {
     }
 }
 
+/// The model's answer, or `None` when it failed or took longer than `limit`: a model check
+/// is optional, so the caller keeps its own deterministic answer, which `kept` names in the
+/// warning.
+pub async fn within<T>(
+    limit: std::time::Duration,
+    check: &str,
+    kept: &str,
+    answer: impl std::future::Future<Output = Result<T, BoxError>>,
+) -> Option<T> {
+    match tokio::time::timeout(limit, answer).await {
+        Ok(Ok(answer)) => Some(answer),
+        Ok(Err(error)) => {
+            tracing::warn!(error = %crate::error::error_chain(error.as_ref()), "{check} failed; {kept} kept");
+            None
+        }
+        Err(_) => {
+            tracing::warn!(
+                timeout_ms = limit.as_millis() as u64,
+                "{check} timed out; {kept} kept"
+            );
+            None
+        }
+    }
+}
+
 /// The JSON object in a model's answer, tolerating prose or a code fence around it.
 pub fn json_object<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, BoxError> {
     let start = text.find('{').ok_or("no JSON object in the answer")?;

@@ -30,11 +30,22 @@ pub(crate) fn hmac_hex(key: &[u8], parts: &[&[u8]]) -> String {
         .collect()
 }
 
-fn equal(expected: &str, offered: &str) -> bool {
+/// Whether `offered` is the lowercase hex digest `expected`, in either letter case, compared
+/// in constant time.
+pub(crate) fn equal(expected: &str, offered: &str) -> bool {
     expected
         .as_bytes()
         .ct_eq(offered.to_ascii_lowercase().as_bytes())
         .into()
+}
+
+/// The one answer for a signature or secret that does not match.
+pub(crate) fn matched(matched: bool) -> Result<(), SignatureError> {
+    if matched {
+        Ok(())
+    } else {
+        Err(SignatureError::Mismatch)
+    }
 }
 
 fn fresh(at: Timestamp, now: Timestamp) -> Result<(), SignatureError> {
@@ -71,11 +82,7 @@ pub fn verify_retell(
     let at = chrono::DateTime::from_timestamp_millis(at_ms).ok_or(SignatureError::Malformed)?;
     fresh(at, now)?;
     let expected = hmac_hex(api_key.as_bytes(), &[body, at_ms.to_string().as_bytes()]);
-    if equal(&expected, d) {
-        Ok(())
-    } else {
-        Err(SignatureError::Mismatch)
-    }
+    matched(equal(&expected, d))
 }
 
 /// Vapi's default HMAC credential: the `x-signature` of `"<x-timestamp>.<raw body>"`.
@@ -108,11 +115,7 @@ pub fn verify_vapi(
     .ok_or(SignatureError::Malformed)?;
     fresh(at, now)?;
     let offered = signature.strip_prefix("sha256=").unwrap_or(signature);
-    if equal(&vapi_signature(secret, timestamp, body), offered) {
-        Ok(())
-    } else {
-        Err(SignatureError::Mismatch)
-    }
+    matched(equal(&vapi_signature(secret, timestamp, body), offered))
 }
 
 /// Checks a secret header (ElevenLabs' configured request headers): the whole value, compared
@@ -120,11 +123,7 @@ pub fn verify_vapi(
 pub fn verify_secret_header(header: Option<&str>, secret: &str) -> Result<(), SignatureError> {
     let header = header.ok_or(SignatureError::Malformed)?;
     let offered = header.strip_prefix("Bearer ").unwrap_or(header);
-    if bool::from(offered.as_bytes().ct_eq(secret.as_bytes())) {
-        Ok(())
-    } else {
-        Err(SignatureError::Mismatch)
-    }
+    matched(crate::auth::constant_time_eq(offered, secret))
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! check of the `X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`
 //! header a delivery carries.
 
+use crate::provider_auth::{equal, matched};
 use chrono::TimeDelta;
-use subtle::ConstantTimeEq;
 
 use crate::auth::keyed_hash;
 use crate::records::Timestamp;
@@ -87,18 +87,9 @@ pub fn verify(
     }
     let expected = sign(secret, timestamp, body);
     // Every offered value is compared, so the time taken does not say which one matched.
-    let matched = signatures.iter().fold(false, |matched, offered| {
-        let equal: bool = expected
-            .as_bytes()
-            .ct_eq(offered.to_ascii_lowercase().as_bytes())
-            .into();
-        matched | equal
-    });
-    if matched {
-        Ok(())
-    } else {
-        Err(SignatureError::Mismatch)
-    }
+    matched(signatures.iter().fold(false, |matched, offered| {
+        matched | equal(&expected, offered)
+    }))
 }
 
 #[cfg(test)]

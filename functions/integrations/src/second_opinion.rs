@@ -10,7 +10,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use shared::bedrock::{Converse, json_object, withhold_numbers};
+use shared::bedrock::{Converse, json_object, withhold_numbers, within};
 use shared::domain::{AlertCategory, AlertReason, CallFinding, MAX_WORDS};
 use shared::store::BoxError;
 
@@ -72,23 +72,15 @@ pub async fn second_opinion(
         return found;
     }
     let text = withhold_numbers(text);
-    let verdict = match tokio::time::timeout(CHECK_TIMEOUT, model.assess(&text)).await {
-        Ok(Ok(verdict)) => verdict,
-        Ok(Err(error)) => {
-            tracing::warn!(error = %shared::error::error_chain(error.as_ref()), "the model's second opinion failed; the triage's finding kept");
-            return found;
-        }
-        Err(_) => {
-            tracing::warn!(
-                timeout_ms = CHECK_TIMEOUT.as_millis() as u64,
-                "the model's second opinion timed out; the triage's finding kept"
-            );
-            return found;
-        }
-    };
-    if !verdict.urgent {
+    let opinion = within(
+        CHECK_TIMEOUT,
+        "the model's second opinion",
+        "the triage's finding",
+        model.assess(&text),
+    );
+    let Some(verdict) = opinion.await.filter(|verdict| verdict.urgent) else {
         return found;
-    }
+    };
     let category = verdict
         .category
         .filter(|c| c.is_urgent())

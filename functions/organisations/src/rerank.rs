@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use matcher::score::{Ranked, SUGGESTION_THRESHOLD};
-use shared::bedrock::{Converse, json_object, withhold_numbers};
+use shared::bedrock::{Converse, json_object, withhold_numbers, within};
 use shared::store::BoxError;
 
 /// How long a suggestion waits for the model before answering without it.
@@ -119,20 +119,14 @@ pub async fn rerank(
         })
         .collect();
     let summary = withhold_numbers(summary);
-    let answer = tokio::time::timeout(RERANK_TIMEOUT, reranker.choose(&summary, &offered)).await;
-    let choice = match answer {
-        Ok(Ok(choice)) => choice,
-        Ok(Err(error)) => {
-            tracing::warn!(error = %shared::error::error_chain(error.as_ref()), "re-ranking failed; deterministic answer kept");
-            return candidates;
-        }
-        Err(_) => {
-            tracing::warn!(
-                timeout_ms = RERANK_TIMEOUT.as_millis() as u64,
-                "re-ranking timed out; deterministic answer kept"
-            );
-            return candidates;
-        }
+    let answer = within(
+        RERANK_TIMEOUT,
+        "re-ranking",
+        "deterministic answer",
+        reranker.choose(&summary, &offered),
+    );
+    let Some(choice) = answer.await else {
+        return candidates;
     };
     match choice.apply(candidates.clone()) {
         Some(reranked) => reranked,

@@ -277,14 +277,7 @@ impl<'r> Analyser<'r> {
             });
             return;
         };
-        self.toks.fill(text);
-        let lang = collect(
-            self.rules,
-            &self.toks,
-            &mut self.paths,
-            &mut self.hits,
-            FOR_AGENT,
-        );
+        let lang = self.scan(text, FOR_AGENT);
         let addresses = self.addresses(lang);
         self.record_hits(&format!("agent {agent}"));
         self.entries.push(Entry::Turn {
@@ -362,16 +355,22 @@ impl<'r> Analyser<'r> {
         }
     }
 
-    /// Reads the sentences of one text into clauses.
-    fn read(&mut self, text: &str, unit: Unit, caller: bool) {
+    /// Tokenises `text` and finds the rule phrases that the reading `wanted` (`FOR_TEXT`,
+    /// `FOR_AGENT`) uses; the text's language.
+    fn scan(&mut self, text: &str, wanted: u8) -> u8 {
         self.toks.fill(text);
-        let lang = collect(
+        collect(
             self.rules,
             &self.toks,
             &mut self.paths,
             &mut self.hits,
-            FOR_TEXT,
-        );
+            wanted,
+        )
+    }
+
+    /// Reads the sentences of one text into clauses.
+    fn read(&mut self, text: &str, unit: Unit, caller: bool) {
+        let lang = self.scan(text, FOR_TEXT);
         self.record_hits(&format!("{unit:?}"));
         let mut i = 0;
         for (si, s) in self.toks.sents.iter().enumerate() {

@@ -135,14 +135,7 @@ impl Tokens {
             let (c, class, len) = if b < 0x80 {
                 if matches!(ASCII[b as usize], Class::Letter) {
                     // The common case, an ASCII letter: no decoding, no folding table.
-                    if builder.word_start.is_none() {
-                        builder.word_start = Some(builder.out.text.len());
-                        builder.word_cap = b.is_ascii_uppercase();
-                        builder.word_swedish = false;
-                        if builder.sent_orig_start.is_none() {
-                            builder.sent_orig_start = Some(at);
-                        }
-                    }
+                    builder.start_word(b.is_ascii_uppercase(), at);
                     builder.out.text.push(LOWER[b as usize]);
                     at += 1;
                     continue;
@@ -219,15 +212,21 @@ struct Builder<'t> {
 }
 
 impl Builder<'_> {
-    fn push_letter(&mut self, c: char, at: usize) {
+    /// Opens a word at input byte `at` unless one is open: `capital` is its first letter's case.
+    #[inline]
+    fn start_word(&mut self, capital: bool, at: usize) {
         if self.word_start.is_none() {
             self.word_start = Some(self.out.text.len());
-            self.word_cap = c.is_uppercase();
+            self.word_cap = capital;
             self.word_swedish = false;
             if self.sent_orig_start.is_none() {
                 self.sent_orig_start = Some(at);
             }
         }
+    }
+
+    fn push_letter(&mut self, c: char, at: usize) {
+        self.start_word(c.is_uppercase(), at);
         self.word_swedish |= matches!(c, 'å' | 'ä' | 'ö' | 'Å' | 'Ä' | 'Ö');
         fold_into(c, &mut self.out.text);
     }

@@ -9,7 +9,7 @@ use integration_tests::{Backend, TestApp, on_both_stores, spawn_app_with, start_
 use serde_json::{Value, json};
 
 use crate::demo::{AHMED, DAY, EVENING, KARIN, NIGHT};
-use crate::support::{assert_alert_hidden_from, final_outpost_demo};
+use crate::support::{assert_alert_hidden_from, final_outpost_demo, start_entry};
 
 /// The demo without entries, every contact of portal 1 a final-outpost one.
 async fn spawn(backend: Backend) -> TestApp {
@@ -19,19 +19,13 @@ async fn spawn(backend: Backend) -> TestApp {
 /// Starts questionnaire 11 for Gunnel (client 1, portal 1) at `start` with `retries` attempts
 /// one day apart, and places the first attempt; the entry's id.
 async fn first_attempt(app: &TestApp, token: &str, start: DateTime<Utc>, retries: i32) -> Value {
-    let answer = app
-        .post_json(
-            "/questionnaires/11/start-for-clients",
-            Some(token),
-            json!([{
-                "clientId": 1, "questionnaireId": 11, "startDate": start,
-                "interval": 1, "retries": retries, "intervalBackOffMultiplier": 1.0
-            }]),
-        )
-        .await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    let plan = json!({
+        "clientId": 1, "startDate": start,
+        "interval": 1, "retries": retries, "intervalBackOffMultiplier": 1.0
+    });
+    let entry = start_entry(app, token, plan).await;
     assert_eq!(app.run_scheduler(start).await["sent"], 1);
-    answer.json()["created"][0]["id"].clone()
+    entry["id"].clone()
 }
 
 fn failed(event_id: &str, id: &Value, attempt: i32, outcome: &str, placed: DateTime<Utc>) -> Value {

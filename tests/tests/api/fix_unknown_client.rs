@@ -12,6 +12,7 @@ use shared::records::Client;
 use shared::store::{FixLookup, FixRequest, FixTarget, StoreError};
 
 use crate::demo::{NORD, NORR, SYD};
+use crate::support::each;
 
 const FIX: &str = "/organisations/fix-unknown-client";
 
@@ -90,18 +91,12 @@ async fn requests_of(app: &TestApp, token: &str, call: i32) -> Vec<(i64, i64)> {
         .get(&format!("/phone-calls/{call}/requests"), Some(token))
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-    answer
-        .json()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["clientId"].as_i64().unwrap(),
-                r["portalId"].as_i64().unwrap(),
-            )
-        })
-        .collect()
+    each(&answer.json(), |r| {
+        (
+            r["clientId"].as_i64().unwrap(),
+            r["portalId"].as_i64().unwrap(),
+        )
+    })
 }
 
 async fn fixing_an_unknown_call_links_it_its_requests_and_its_statistics(backend: Backend) {

@@ -16,7 +16,7 @@ use shared::store::StoreResult;
 use shared::store::access_log::{AccessRecord, Action};
 
 use crate::demo::{EDVIN, GUNNEL, KARIN, MARGARETA, PORTAL_LINE, SVEN_OLOF};
-use crate::support::urgent_alerts;
+use crate::support::{entry_of, start_entry, texts, urgent_alerts};
 
 const INBOUND: &str = "/integrations/voice/inbound";
 const TOOLS: &str = "/integrations/voice/tools";
@@ -132,16 +132,11 @@ async fn a_malformed_request_is_a_problem_naming_its_field(backend: Backend) {
 async fn a_waiting_entry_is_offered_to_an_inbound_call_which_then_completes_it(backend: Backend) {
     let (app, token) = spawn(backend).await.logged_in(KARIN).await;
     // Margareta's check-in questionnaire, due in two hours.
-    let start = json!([{
-        "clientId": 3, "questionnaireId": 11,
-        "startDate": start_time() + TimeDelta::hours(2),
+    let plan = json!({
+        "clientId": 3, "startDate": start_time() + TimeDelta::hours(2),
         "interval": 7, "retries": 3, "intervalBackOffMultiplier": 1.0
-    }]);
-    let started = app
-        .post_json("/questionnaires/11/start-for-clients", Some(&token), start)
-        .await;
-    assert_eq!(started.status, StatusCode::OK, "{}", started.json());
-    let entry_id = started.json()["created"][0]["id"].as_i64().unwrap();
+    });
+    let entry_id = start_entry(&app, &token, plan).await["id"].clone();
 
     let offered = context(&app, 1, MARGARETA).await;
     assert_eq!(offered["knownCaller"], "true");
@@ -167,15 +162,10 @@ async fn a_waiting_entry_is_offered_to_an_inbound_call_which_then_completes_it(b
     let delivered = app.deliver(1, &ended).await;
     assert_eq!(delivered.status, StatusCode::OK, "{}", delivered.json());
     let call_id = delivered.json()["phoneCallId"].as_i64().unwrap();
-    let detail = app.get("/questionnaires/11", Some(&token)).await.json();
-    let entry = detail["clients"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["id"] == entry_id)
-        .cloned()
-        .expect("the entry is listed");
-    assert_eq!(entry["phoneCallId"], call_id);
+    assert_eq!(
+        entry_of(&app, &token, &entry_id).await["phoneCallId"],
+        call_id
+    );
     // Answered: no longer offered.
     assert_eq!(
         context(&app, 1, MARGARETA).await["questionnaireClientId"],
@@ -185,15 +175,11 @@ async fn a_waiting_entry_is_offered_to_an_inbound_call_which_then_completes_it(b
 
 async fn an_entry_due_later_than_twelve_hours_is_not_offered(backend: Backend) {
     let (app, token) = spawn(backend).await.logged_in(KARIN).await;
-    let start = json!([{
-        "clientId": 3, "questionnaireId": 11,
-        "startDate": start_time() + TimeDelta::hours(13),
+    let plan = json!({
+        "clientId": 3, "startDate": start_time() + TimeDelta::hours(13),
         "interval": 7, "retries": 3, "intervalBackOffMultiplier": 1.0
-    }]);
-    let started = app
-        .post_json("/questionnaires/11/start-for-clients", Some(&token), start)
-        .await;
-    assert_eq!(started.status, StatusCode::OK);
+    });
+    start_entry(&app, &token, plan).await;
     let later = context(&app, 1, MARGARETA).await;
     assert_eq!(later["questionnaireClientId"], "");
     assert_eq!(later["questions"], "");
@@ -296,12 +282,9 @@ async fn call_requests(app: &TestApp, token: &str, call_id: i64) -> Vec<String> 
         .get(&format!("/phone-calls/{call_id}/requests"), Some(token))
         .await;
     assert_eq!(answer.status, StatusCode::OK);
-    answer
-        .json()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["request"].as_str().unwrap().to_string())
+    texts(&answer.json(), "request")
+        .into_iter()
+        .map(str::to_string)
         .collect()
 }
 

@@ -8,6 +8,7 @@ use integration_tests::{Backend, TestApp, on_both_stores, spawn_app_with};
 use serde_json::{Value, json};
 
 use crate::demo::NORR;
+use crate::support::ids;
 
 async fn spawn_eval(backend: Backend) -> TestApp {
     spawn_app_with(backend, evaluation::FIXTURE).await
@@ -88,12 +89,7 @@ async fn without_a_clear_match_the_answer_is_404_with_the_ranked_candidates(back
         )
         .await
         .problem(StatusCode::NOT_FOUND);
-    let ids: Vec<i64> = namesakes["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["clientId"].as_i64().unwrap())
-        .collect();
+    let ids = ids(&namesakes["candidates"], "clientId");
     assert!(ids.contains(&526) && ids.contains(&545), "{namesakes}");
 }
 

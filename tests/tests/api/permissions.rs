@@ -13,7 +13,7 @@ use local_api::DEMO_FIXTURE;
 use serde_json::{Value, json};
 
 use crate::demo::{EMIL, KARIN, SARA};
-use crate::support::spawn_logged_in;
+use crate::support::{ids, spawn_logged_in};
 
 fn question() -> Value {
     json!({"position": 1, "prompt": "Did you eat today?", "type": "yesno"})
@@ -104,19 +104,13 @@ async fn templates_are_shared_and_read_only(backend: Backend) {
         .logged_in(SARA)
         .await;
     let karin = app.login(KARIN).await;
-    let ids = |list: Value| -> Vec<i64> {
-        list.as_array()
-            .unwrap()
-            .iter()
-            .map(|q| q["id"].as_i64().unwrap())
-            .collect()
-    };
+    let listed = |list: Value| ids(&list, "id");
     assert_eq!(
-        ids(app.get("/questionnaires", Some(&karin)).await.json()),
+        listed(app.get("/questionnaires", Some(&karin)).await.json()),
         [11, 12]
     );
     assert_eq!(
-        ids(app.get("/questionnaires", Some(&sara)).await.json()),
+        listed(app.get("/questionnaires", Some(&sara)).await.json()),
         [12]
     );
     let before = app.snapshot().await;

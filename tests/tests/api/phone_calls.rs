@@ -5,7 +5,7 @@ use integration_tests::{Backend, on_both_stores};
 use serde_json::Value;
 
 use crate::demo::KARIN;
-use crate::support::spawn_logged_in;
+use crate::support::{ids, spawn_logged_in};
 
 const CALL_FIELDS: [&str; 20] = [
     "id",
@@ -88,13 +88,10 @@ async fn a_call_comes_first_with_its_transcript_then_its_connected_calls(backend
     assert_eq!(root["dynamicVariables"], Value::Null);
     assert_eq!(root["connectedTo"], Value::Null);
     assert_eq!(root["startDate"], "2026-11-20T08:15:00Z");
-    let lines: Vec<i64> = root["transcript"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["id"].as_i64().unwrap())
-        .collect();
-    assert_eq!(lines, [5001, 5002, 5003, 5004, 5005]);
+    assert_eq!(
+        ids(&root["transcript"], "id"),
+        [5001, 5002, 5003, 5004, 5005]
+    );
     assert_eq!(root["transcript"][4]["category"], 2);
     assert_eq!(calls[1]["connectedTo"], 1001);
 }
@@ -132,13 +129,7 @@ async fn the_requests_of_a_call_are_listed_by_id_in_one_query(backend: Backend) 
         ("UpdateItem", 1),
     ]);
     let requests = answer.json();
-    let ids: Vec<i64> = requests
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect();
-    assert_eq!(ids, [701, 702]);
+    assert_eq!(ids(&requests, "id"), [701, 702]);
     assert_eq!(requests[0]["response"], Value::Null);
     assert_eq!(requests[1]["respondedBy"], "Karin Nyström");
     let none = app

@@ -11,7 +11,7 @@ use integration_tests::{
 use serde_json::{Value, json};
 
 use crate::demo::KARIN;
-use crate::support::spawn_logged_in;
+use crate::support::{each, spawn_logged_in, texts};
 
 const IMPORT: &str = "/portals/import-clients";
 
@@ -25,16 +25,12 @@ async fn import(app: &TestApp, portal_id: i32, secret: &str, ids: &[String]) -> 
 }
 
 fn pairs(list: &Value) -> Vec<(i64, String)> {
-    list.as_array()
-        .unwrap()
-        .iter()
-        .map(|entry| {
-            (
-                entry["clientId"].as_i64().unwrap(),
-                entry["nationalId"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    each(list, |entry| {
+        (
+            entry["clientId"].as_i64().unwrap(),
+            entry["nationalId"].as_str().unwrap().to_string(),
+        )
+    })
 }
 
 async fn a_staff_member_reads_their_own_portal(backend: Backend) {
@@ -114,22 +110,13 @@ async fn an_import_creates_each_new_national_id_once_and_reports_the_rest(backen
             (9, "193605221237".to_string())
         ]
     );
-    let invalid: Vec<(&str, &str)> = result["invalid"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["nationalId"].as_str().unwrap(),
-                e["reason"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let invalid = &result["invalid"];
     assert_eq!(
-        invalid.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        texts(invalid, "nationalId"),
         ["19380412-2386", "20991231-0000", "12#4"]
     );
-    assert!(invalid[0].1.contains("check digit"), "{invalid:?}");
+    let reasons = texts(invalid, "reason");
+    assert!(reasons[0].contains("check digit"), "{reasons:?}");
 
     // The same request again creates nothing and costs two reads, and the access record of
     // the clients it found.

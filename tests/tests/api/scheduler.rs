@@ -23,7 +23,7 @@ use shared::notify::{Dialler, DiallerMessage};
 use shared::store::{BoxError, DueEntry};
 
 use crate::demo::KARIN;
-use crate::support::at;
+use crate::support::{at, entry_of, start_entry};
 
 async fn spawn_quiet(backend: Backend) -> TestApp {
     spawn_app_with(backend, &quiet_demo().to_string()).await
@@ -31,34 +31,14 @@ async fn spawn_quiet(backend: Backend) -> TestApp {
 
 /// Starts questionnaire 11 for client 1 of portal 1 (Gunnel Andersson) at `start`; the entry.
 async fn start_for_gunnel(app: &TestApp, token: &str, start: DateTime<Utc>, retries: i32) -> Value {
-    let answer = app
-        .post_json(
-            "/questionnaires/11/start-for-clients",
-            Some(token),
-            json!([{
-                "clientId": 1,
-                "questionnaireId": 11,
-                "startDate": start,
-                "interval": 2,
-                "retries": retries,
-                "intervalBackOffMultiplier": 1.5
-            }]),
-        )
-        .await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-    answer.json()["created"][0].clone()
-}
-
-/// The entry `id` as the questionnaire detail shows it.
-async fn entry(app: &TestApp, token: &str, id: &Value) -> Value {
-    let detail = app.get("/questionnaires/11", Some(token)).await.json();
-    detail["clients"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|entry| entry["id"] == *id)
-        .cloned()
-        .unwrap_or_else(|| panic!("entry {id} in {detail}"))
+    let plan = json!({
+        "clientId": 1,
+        "startDate": start,
+        "interval": 2,
+        "retries": retries,
+        "intervalBackOffMultiplier": 1.5
+    });
+    start_entry(app, token, plan).await
 }
 
 fn counts(report: &Value) -> [u64; 5] {
@@ -110,7 +90,7 @@ async fn a_due_entry_is_sent_once_with_what_the_dialler_needs(backend: Backend) 
     assert_eq!(counts(&again), [0, 0, 0, 0, 0]);
     assert_eq!(app.delivered_calls().await.len(), 1);
     assert_eq!(
-        entry(&app, &token, &created["id"]).await["nextTryAt"],
+        entry_of(&app, &token, &created["id"]).await["nextTryAt"],
         json!(start_time() + TimeDelta::days(2))
     );
 }
@@ -120,7 +100,7 @@ async fn retries_back_off_by_the_multiplier_and_wait_for_calling_hours(backend: 
     let t0 = start_time();
     let created = start_for_gunnel(&app, &token, t0, 4).await;
     let id = &created["id"];
-    let next_try = || async { entry(&app, &token, id).await["nextTryAt"].clone() };
+    let next_try = || async { entry_of(&app, &token, id).await["nextTryAt"].clone() };
 
     assert_eq!(app.run_scheduler(t0).await["sent"], 1);
     assert_eq!(next_try().await, json!(t0 + TimeDelta::days(2)));
@@ -179,7 +159,7 @@ async fn an_entry_out_of_retries_is_closed_and_the_client_can_be_started_again(b
         ("TransactWriteItems", 1),
     ]);
     assert_eq!(
-        entry(&app, &token, &first["id"]).await["nextTryAt"],
+        entry_of(&app, &token, &first["id"]).await["nextTryAt"],
         Value::Null
     );
     let later = app.run_scheduler(start_time() + TimeDelta::days(30)).await;
@@ -388,7 +368,7 @@ async fn a_pass_killed_after_claiming_is_completed_by_the_next_with_the_same_id(
         "the same attempt, not a new one"
     );
     assert_eq!(
-        entry(&app, &token, &created["id"]).await["nextTryAt"],
+        entry_of(&app, &token, &created["id"]).await["nextTryAt"],
         json!(start_time() + TimeDelta::seconds(61) + TimeDelta::days(2))
     );
     assert_eq!(

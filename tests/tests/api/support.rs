@@ -5,13 +5,50 @@ use http::StatusCode;
 use integration_tests::{Backend, TestApp, quiet_demo, spawn_app};
 use serde_json::{Value, json};
 
-/// The `field` of every item of a JSON list.
-pub fn ids(list: &Value, field: &str) -> Vec<i64> {
+/// What `read` makes of every item of a JSON list.
+pub fn each<'a, T>(list: &'a Value, read: impl FnMut(&'a Value) -> T) -> Vec<T> {
     list.as_array()
         .unwrap_or_else(|| panic!("a list: {list}"))
         .iter()
-        .map(|item| item[field].as_i64().unwrap())
+        .map(read)
         .collect()
+}
+
+/// The `field` of every item of a JSON list.
+pub fn ids(list: &Value, field: &str) -> Vec<i64> {
+    each(list, |item| item[field].as_i64().unwrap())
+}
+
+/// The string `field` of every item of a JSON list.
+pub fn texts<'a>(list: &'a Value, field: &str) -> Vec<&'a str> {
+    each(list, |item| item[field].as_str().unwrap())
+}
+
+/// Starts questionnaire 11 for one client as `plan` says (`clientId`, `startDate`,
+/// `interval`, `retries`, `intervalBackOffMultiplier`); the entry it created.
+pub async fn start_entry(app: &TestApp, token: &str, mut plan: Value) -> Value {
+    plan["questionnaireId"] = json!(11);
+    let answer = app
+        .post_json(
+            "/questionnaires/11/start-for-clients",
+            Some(token),
+            json!([plan]),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+    answer.json()["created"][0].clone()
+}
+
+/// Entry `id` of questionnaire 11 as the questionnaire's detail shows it.
+pub async fn entry_of(app: &TestApp, token: &str, id: &Value) -> Value {
+    let detail = app.get("/questionnaires/11", Some(token)).await.json();
+    detail["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|entry| entry["id"] == *id)
+        .cloned()
+        .unwrap_or_else(|| panic!("entry {id} in {detail}"))
 }
 
 /// An RFC 3339 time.

@@ -225,14 +225,7 @@ impl AlertStore for DynamoStore {
 #[async_trait]
 impl EscalationStore for DynamoStore {
     async fn due_alerts(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<StoredAlert>> {
-        let query = self
-            .client
-            .query()
-            .table_name(&self.tables.data)
-            .index_name("gsi1")
-            .key_condition_expression("gsi1pk = :escalation AND gsi1sk <= :until")
-            .expression_attribute_values(":escalation", s(keys::ESCALATION))
-            .expression_attribute_values(":until", s(keys::due_until(now)));
+        let query = self.index_query("gsi1", keys::ESCALATION.into(), Some(keys::due_until(now)));
         let mut pages = query.into_paginator().send();
         let mut keys_found: Vec<Item> = Vec::new();
         while keys_found.len() < limit {
@@ -263,13 +256,7 @@ impl EscalationStore for DynamoStore {
 
     async fn escalating_alerts(&self, limit: usize) -> StoreResult<Vec<Alert>> {
         // The index holds whole items (projection ALL): no second read.
-        let query = self
-            .client
-            .query()
-            .table_name(&self.tables.data)
-            .index_name("gsi1")
-            .key_condition_expression("gsi1pk = :escalation")
-            .expression_attribute_values(":escalation", s(keys::ESCALATION));
+        let query = self.index_query("gsi1", keys::ESCALATION.into(), None);
         let mut pages = query.into_paginator().send();
         let mut alerts = Vec::new();
         while alerts.len() < limit {

@@ -7,9 +7,9 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 use crate::records::{Client, Timestamp};
 use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{Item, key, s};
+use crate::store::dynamo::operations::updated_item;
 use crate::store::dynamo::records::client_from_item;
 use crate::store::dynamo::{DynamoStore, keys};
-use crate::store::optimistic::LostRace;
 use crate::store::{ClientPage, ClientPageRequest, ClientStore, ClientUpdate, StoreResult};
 
 /// Items read beyond a client page, so that deleted clients rarely cost a second Query.
@@ -150,16 +150,8 @@ impl ClientStore for DynamoStore {
                     value.clone().map_or(AttributeValue::Null(true), s),
                 );
         }
-        let written = write
-            .update_expression(format!("SET {}", assignments.join(", ")))
-            .send()
-            .await
-            .map_err(classify)
-            .if_applied()?;
-        let Some(out) = written else {
-            return Ok(None);
-        };
-        out.attributes
+        updated_item(write.update_expression(format!("SET {}", assignments.join(", "))))
+            .await?
             .map(|item| client_from_item(item, update.now))
             .transpose()
     }

@@ -5,10 +5,9 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
 use crate::records::ContactDetail;
-use crate::store::dynamo::errors::classify;
 use crate::store::dynamo::items::{from_item, key, n, s};
+use crate::store::dynamo::operations::updated_item;
 use crate::store::dynamo::{DynamoStore, keys};
-use crate::store::optimistic::LostRace;
 use crate::store::{ContactDetailEdit, ContactDetailStore, ContactDetailUpdate, StoreResult};
 
 #[async_trait]
@@ -36,7 +35,7 @@ impl ContactDetailStore for DynamoStore {
     ) -> StoreResult<Option<ContactDetailUpdate>> {
         let changes = edit.changes;
         let text = |value: &Option<String>| value.clone().map_or(AttributeValue::Null(true), s);
-        let written = self
+        let write = self
             .client
             .update_item()
             .table_name(&self.tables.data)
@@ -59,15 +58,9 @@ impl ContactDetailStore for DynamoStore {
             .expression_attribute_values(":priority", n(changes.priority))
             .expression_attribute_values(":active", AttributeValue::Bool(changes.is_active))
             // The item as it was: the detail after the write is that with the changes applied.
-            .return_values(ReturnValue::AllOld)
-            .send()
-            .await
-            .map_err(classify)
-            .if_applied()?;
-        let Some(out) = written else {
-            return Ok(None);
-        };
-        out.attributes
+            .return_values(ReturnValue::AllOld);
+        updated_item(write)
+            .await?
             .map(|item| {
                 let before: ContactDetail = from_item(item)?;
                 let after = changes.applied(before.clone());

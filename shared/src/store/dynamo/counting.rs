@@ -13,28 +13,11 @@ use crate::store::BoxError;
 /// included) counts towards the HTTP request being served, for that request's log line.
 pub fn client_from(sdk: &aws_config::SdkConfig) -> DynamoClient {
     let config = aws_sdk_dynamodb::config::Builder::from(sdk)
-        .interceptor(PerRequestCount)
+        .interceptor(RequestCounter {
+            tally: Tally::ForTheLogLine,
+        })
         .build();
     DynamoClient::from_conf(config)
-}
-
-#[derive(Debug)]
-struct PerRequestCount;
-
-impl Intercept for PerRequestCount {
-    fn name(&self) -> &'static str {
-        "PerRequestCount"
-    }
-
-    fn read_before_transmit(
-        &self,
-        _context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
-        _components: &RuntimeComponents,
-        _cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
-    ) -> Result<(), BoxError> {
-        crate::trace::count_dynamo_request();
-        Ok(())
-    }
 }
 
 /// The DynamoDB operation a request calls (`GetItem`), from its `x-amz-target` header.
@@ -46,16 +29,37 @@ pub fn operation_name(request: &aws_sdk_dynamodb::config::http::HttpRequest) -> 
         .unwrap_or("unknown")
 }
 
-/// Counts DynamoDB requests by operation (`x-amz-target`), retries included, so tests and
-/// benchmarks can hold every endpoint to its request budget.
-#[derive(Debug, Clone, Default)]
+/// Counts requests as they are sent, retries included: by operation (`x-amz-target`), so
+/// tests and benchmarks can hold every endpoint to its request budget, or towards the HTTP
+/// request being served.
+#[derive(Debug, Clone)]
 pub struct RequestCounter {
-    counts: Arc<Mutex<HashMap<String, usize>>>,
+    tally: Tally,
+}
+
+#[derive(Debug, Clone)]
+enum Tally {
+    ByOperation(Arc<Mutex<HashMap<String, usize>>>),
+    ForTheLogLine,
+}
+
+impl Default for RequestCounter {
+    fn default() -> Self {
+        Self {
+            tally: Tally::ByOperation(Arc::default()),
+        }
+    }
 }
 
 impl RequestCounter {
+    /// The requests counted by operation since the last call (none for the log line's count).
     pub fn take(&self) -> HashMap<String, usize> {
-        std::mem::take(&mut *self.counts.lock().unwrap_or_else(|p| p.into_inner()))
+        match &self.tally {
+            Tally::ByOperation(counts) => {
+                std::mem::take(&mut *counts.lock().unwrap_or_else(|p| p.into_inner()))
+            }
+            Tally::ForTheLogLine => HashMap::new(),
+        }
     }
 }
 
@@ -70,13 +74,17 @@ impl Intercept for RequestCounter {
         _components: &RuntimeComponents,
         _cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
     ) -> Result<(), BoxError> {
-        let operation = operation_name(context.request()).to_string();
-        *self
-            .counts
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(operation)
-            .or_default() += 1;
+        match &self.tally {
+            Tally::ByOperation(counts) => {
+                let operation = operation_name(context.request()).to_string();
+                *counts
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .entry(operation)
+                    .or_default() += 1;
+            }
+            Tally::ForTheLogLine => crate::trace::count_dynamo_request(),
+        }
         Ok(())
     }
 }

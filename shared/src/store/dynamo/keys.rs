@@ -152,3 +152,6 @@ pub fn reading(portal: i32, account: i32) -> String {
 }
 /// The `gsi1` partition of periods that went over their threshold and wait for their alert.
 pub const UNUSUAL: &str = "UNUSUAL";
+/// The `gsi1` partition that lists every questionnaire (templates are shared by all
+/// organisations, and few).
+pub const QUESTIONNAIRES: &str = "QUESTIONNAIRES";

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeValue, ConditionCheck, Delete, KeysAndAttributes, Put, PutRequest, ReturnValue,
     TransactWriteItem, Update, WriteRequest,
@@ -15,6 +16,7 @@ use crate::store::dynamo::expression::Expression;
 use crate::store::dynamo::items::{Item, from_item, key, n, s};
 use crate::store::dynamo::{DynamoStore, keys};
 use crate::store::limits::{BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, TRANSACTION_LIMIT};
+use crate::store::optimistic::LostRace;
 use crate::store::{StoreError, StoreResult};
 
 /// Every item a query matches, read page after page.
@@ -26,6 +28,13 @@ pub(crate) async fn every_item(query: QueryFluentBuilder) -> StoreResult<Vec<Ite
         .try_collect()
         .await
         .map_err(classify)
+}
+
+/// The item a conditional `UpdateItem` returned (as its `ReturnValues` asked), or `None` when
+/// the condition failed (for a condition that the item exists, a missing item).
+pub(crate) async fn updated_item(write: UpdateItemFluentBuilder) -> StoreResult<Option<Item>> {
+    let written = write.send().await.map_err(classify).if_applied()?;
+    Ok(written.and_then(|out| out.attributes))
 }
 
 pub(crate) fn txn_put(put: Put) -> TransactWriteItem {
@@ -96,9 +105,9 @@ impl DynamoStore {
         Ok((first(&self.tables.data), first(&self.tables.auth)))
     }
 
+    /// Every data-table item the key condition matches, read consistently.
     pub(crate) async fn query_all(
         &self,
-        index: Option<&str>,
         condition: &str,
         values: Vec<(&str, AttributeValue)>,
     ) -> StoreResult<Vec<Item>> {
@@ -107,13 +116,42 @@ impl DynamoStore {
             .query()
             .table_name(&self.tables.data)
             .key_condition_expression(condition)
-            .set_index_name(index.map(str::to_string))
-            // GSIs only offer eventually consistent reads.
-            .consistent_read(index.is_none());
+            .consistent_read(true);
         for (name, value) in values {
             query = query.expression_attribute_values(name, value);
         }
         every_item(query).await
+    }
+
+    /// A query of one partition of a global secondary index (`gsi1`, `gsi2`), up to the sort
+    /// key `until` when given. Eventually consistent: GSIs offer nothing else.
+    pub(crate) fn index_query(
+        &self,
+        index: &str,
+        partition: String,
+        until: Option<String>,
+    ) -> QueryFluentBuilder {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.tables.data)
+            .index_name(index)
+            .expression_attribute_values(":partition", s(partition));
+        match until {
+            Some(until) => query
+                .key_condition_expression(format!("{index}pk = :partition AND {index}sk <= :until"))
+                .expression_attribute_values(":until", s(until)),
+            None => query.key_condition_expression(format!("{index}pk = :partition")),
+        }
+    }
+
+    /// Every item of one partition of a global secondary index.
+    pub(crate) async fn index_items(
+        &self,
+        index: &str,
+        partition: String,
+    ) -> StoreResult<Vec<Item>> {
+        every_item(self.index_query(index, partition, None)).await
     }
 
     /// The records of partition `pk` whose sort key starts with `prefix`.
@@ -123,7 +161,6 @@ impl DynamoStore {
         prefix: &str,
     ) -> StoreResult<Vec<T>> {
         self.query_all(
-            None,
             "pk = :pk AND begins_with(sk, :prefix)",
             vec![(":pk", s(pk)), (":prefix", s(prefix))],
         )

@@ -150,16 +150,12 @@ impl DynamoStore {
 impl IngestStore for DynamoStore {
     async fn entry_by_id(&self, entry_id: EntryId) -> StoreResult<Option<DueEntry>> {
         let entry_id = entry_id.get();
-        self.query_all(
-            Some("gsi2"),
-            "gsi2pk = :entry",
-            vec![(":entry", s(keys::entry_id(entry_id)))],
-        )
-        .await?
-        .into_iter()
-        .next()
-        .map(due_entry_from_item)
-        .transpose()
+        self.index_items("gsi2", keys::entry_id(entry_id))
+            .await?
+            .into_iter()
+            .next()
+            .map(due_entry_from_item)
+            .transpose()
     }
 
     async fn delivery_state(&self, delivery: DeliveryKey<'_>) -> StoreResult<DeliveryState> {

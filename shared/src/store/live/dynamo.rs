@@ -59,11 +59,7 @@ impl LiveCallStore for DynamoStore {
         // A client has at most one open entry per questionnaire, under a key that names both:
         // the questionnaires' list (one Query), then every such key in one batch.
         let questionnaires = self
-            .query_all(
-                Some("gsi1"),
-                "gsi1pk = :list",
-                vec![(":list", s("QUESTIONNAIRES"))],
-            )
+            .index_items("gsi1", keys::QUESTIONNAIRES.into())
             .await?;
         let open = keys::open_entry(client_id.get());
         let wanted = questionnaires

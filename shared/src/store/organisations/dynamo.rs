@@ -203,14 +203,10 @@ impl OrganisationStore for DynamoStore {
 impl DynamoStore {
     /// The ids of an organisation's portals (from the `gsi1` listing of portal items).
     pub(crate) async fn organisation_portals(&self, organisation_id: i32) -> StoreResult<Vec<i32>> {
-        self.query_all(
-            Some("gsi1"),
-            "gsi1pk = :organisation",
-            vec![(":organisation", s(keys::organisation(organisation_id)))],
-        )
-        .await?
-        .into_iter()
-        .map(|item| from_item::<Portal>(item).map(|portal| portal.id))
-        .collect()
+        self.index_items("gsi1", keys::organisation(organisation_id))
+            .await?
+            .into_iter()
+            .map(|item| from_item::<Portal>(item).map(|portal| portal.id))
+            .collect()
     }
 }

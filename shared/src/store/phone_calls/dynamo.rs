@@ -17,15 +17,10 @@ impl PhoneCallReader for DynamoStore {
         let call_id = call_id.get();
         let (own, connected) = futures::future::try_join(
             self.query_all(
-                None,
                 "pk = :pk AND sk <= :meta",
                 vec![(":pk", s(keys::call(call_id))), (":meta", s(keys::META))],
             ),
-            self.query_all(
-                Some("gsi1"),
-                "gsi1pk = :c",
-                vec![(":c", s(keys::connected_to(call_id)))],
-            ),
+            self.index_items("gsi1", keys::connected_to(call_id)),
         )
         .await?;
         let mut calls: HashMap<String, PhoneCall> = HashMap::new();
@@ -61,7 +56,6 @@ impl PhoneCallReader for DynamoStore {
         let call_id = call_id.get();
         let items = self
             .query_all(
-                None,
                 "pk = :pk AND sk >= :meta",
                 vec![(":pk", s(keys::call(call_id))), (":meta", s(keys::META))],
             )

@@ -37,11 +37,7 @@ impl QuestionnaireStore for DynamoStore {
     ) -> StoreResult<Vec<QuestionnaireSummary>> {
         let mut visible = Vec::new();
         let items = self
-            .query_all(
-                Some("gsi1"),
-                "gsi1pk = :list",
-                vec![(":list", s("QUESTIONNAIRES"))],
-            )
+            .index_items("gsi1", keys::QUESTIONNAIRES.into())
             .await?;
         for item in items {
             let (summary, owner) = questionnaire_from_item(item)?;
@@ -70,9 +66,8 @@ impl QuestionnaireStore for DynamoStore {
         } = read;
         let (id, portal_id) = (id.get(), portal_id.get());
         let (definition, portal) = futures::future::try_join(
-            self.query_all(None, "pk = :pk", vec![(":pk", s(keys::questionnaire(id)))]),
+            self.query_all("pk = :pk", vec![(":pk", s(keys::questionnaire(id)))]),
             self.query_all(
-                None,
                 "pk = :pk",
                 vec![(":pk", s(keys::questionnaire_portal(id, portal_id)))],
             ),
@@ -117,7 +112,7 @@ impl QuestionnaireStore for DynamoStore {
         loop {
             rounds.start().await?;
             let items = self
-                .query_all(None, "pk = :pk", vec![(":pk", s(pk.clone()))])
+                .query_all("pk = :pk", vec![(":pk", s(pk.clone()))])
                 .await?;
             let mut owner = None;
             let mut version = 0;

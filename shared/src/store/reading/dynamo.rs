@@ -108,12 +108,7 @@ impl ReadingWatch for DynamoStore {
 impl UnusualReadingStore for DynamoStore {
     async fn unusual_readings(&self, limit: usize) -> StoreResult<Vec<UnusualReading>> {
         let out = self
-            .client
-            .query()
-            .table_name(&self.tables.data)
-            .index_name("gsi1")
-            .key_condition_expression("gsi1pk = :unusual")
-            .expression_attribute_values(":unusual", s(keys::UNUSUAL))
+            .index_query("gsi1", keys::UNUSUAL.into(), None)
             .limit(i32::try_from(limit).unwrap_or(i32::MAX))
             .send()
             .await

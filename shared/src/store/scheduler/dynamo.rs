@@ -79,14 +79,7 @@ impl SchedulerStore for DynamoStore {
     async fn due_entries(&self, now: Timestamp, limit: usize) -> StoreResult<Vec<DueEntry>> {
         let until = keys::due_until(now);
         let shards = (0..keys::DUE_SHARDS).map(|shard| {
-            let query = self
-                .client
-                .query()
-                .table_name(&self.tables.data)
-                .index_name("gsi1")
-                .key_condition_expression("gsi1pk = :shard AND gsi1sk <= :until")
-                .expression_attribute_values(":shard", s(keys::due(shard)))
-                .expression_attribute_values(":until", s(until.clone()));
+            let query = self.index_query("gsi1", keys::due(shard), Some(until.clone()));
             async move {
                 let mut pages = query.into_paginator().send();
                 let mut items = Vec::new();

@@ -79,7 +79,7 @@ pub(crate) fn seed_items(seed: &Seed) -> StoreResult<Vec<Item>> {
     }
     for questionnaire in &seed.questionnaires {
         let pk = keys::questionnaire(questionnaire.id);
-        let list = Some(("QUESTIONNAIRES".to_string(), padded(questionnaire.id)));
+        let list = Some((keys::QUESTIONNAIRES.to_string(), padded(questionnaire.id)));
         let mut keys = data_keys(pk.clone(), keys::META.into(), list);
         if let Some(owner) = seed.questionnaire_owners.get(&questionnaire.id) {
             keys.insert(QUESTIONNAIRE_OWNER.into(), n(owner.get()));

@@ -109,18 +109,6 @@ impl Analyser<'_> {
         })
     }
 
-    /// Reads an agent line for a call-wide check: its tokens and rule phrases; its language.
-    fn collect_agent(&mut self, message: &str) -> u8 {
-        self.toks.fill(message);
-        collect(
-            self.rules,
-            &self.toks,
-            &mut self.paths,
-            &mut self.hits,
-            FOR_AGENT,
-        )
-    }
-
     /// Sentence `si` of the text last read, `message`, as it is written.
     fn sentence_text(&self, message: &str, si: usize) -> String {
         let s = self.toks.sents[si];
@@ -144,7 +132,7 @@ impl Analyser<'_> {
             if line.by != Speaker::Agent {
                 continue;
             }
-            let lang = self.collect_agent(line.message);
+            let lang = self.scan(line.message, FOR_AGENT);
             if let Some(&(si, _)) = self.hits.iter().find(|(_, h)| {
                 let p = &rules.patterns[h.pattern as usize];
                 p.role == Role::Dialogue(Dialogue::PresenceCheck) && p.lang & lang != 0
@@ -165,7 +153,7 @@ impl Analyser<'_> {
             if line.by != Speaker::Agent {
                 continue;
             }
-            let lang = self.collect_agent(line.message);
+            let lang = self.scan(line.message, FOR_AGENT);
             let mut i = 0;
             for si in 0..self.toks.sents.len() {
                 let mut j = i;

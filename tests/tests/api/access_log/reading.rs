@@ -3,7 +3,7 @@
 //! nothing.
 
 use super::*;
-use crate::support::spawn_logged_in;
+use crate::support::{each, spawn_logged_in, texts};
 
 /// A client's extract: every access from every portal of the organisation, newest first,
 /// page by page; another portal's admin or organisation sees a missing client; staff 403.
@@ -31,18 +31,13 @@ async fn a_clients_extract_lists_every_access_newest_first_in_pages(backend: Bac
     let extract = app.get("/access-log/clients/1", Some(&karin)).await;
     assert_eq!(extract.status, StatusCode::OK);
     let entries = extract.json();
-    let summary: Vec<(i64, String, String)> = entries
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|entry| {
-            (
-                entry["portalId"].as_i64().unwrap(),
-                entry["action"].as_str().unwrap().to_string(),
-                entry["accessor"]["name"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let summary: Vec<(i64, String, String)> = each(&entries, |entry| {
+        (
+            entry["portalId"].as_i64().unwrap(),
+            entry["action"].as_str().unwrap().to_string(),
+            entry["accessor"]["name"].as_str().unwrap().to_string(),
+        )
+    });
     assert_eq!(
         summary,
         [
@@ -135,23 +130,9 @@ async fn admins_filter_the_portal_log_and_record_reviews_of_it(backend: Backend)
 
     let list = |query: &str| format!("/access-log?{query}");
     let emils = app.get(&list("accountId=4"), Some(&karin)).await.json();
-    assert_eq!(
-        emils
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|record| record["action"].as_str().unwrap())
-            .collect::<Vec<_>>(),
-        ["clients.list", "call.read"]
-    );
+    assert_eq!(texts(&emils, "action"), ["clients.list", "call.read"]);
     let client_5 = app.get(&list("clientId=5"), Some(&karin)).await.json();
-    let actions: Vec<&str> = client_5
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|record| record["action"].as_str().unwrap())
-        .collect();
-    assert_eq!(actions, ["clients.list", "call.read"]);
+    assert_eq!(texts(&client_5, "action"), ["clients.list", "call.read"]);
     assert!(
         client_5
             .as_array()

@@ -5,18 +5,13 @@ use super::*;
 
 async fn a_questionnaire_call_completes_its_entry_from_start_to_answers(backend: Backend) {
     let (app, token) = spawn_logged_in(backend, KARIN).await;
-    let started = app
-        .post_json(
-            "/questionnaires/11/start-for-clients",
-            Some(&token),
-            json!([{
-                "clientId": 4, "questionnaireId": 11, "startDate": "2026-11-23T09:00:00+01:00",
-                "interval": 2, "retries": 3, "intervalBackOffMultiplier": 1.5
-            }]),
-        )
-        .await;
-    assert_eq!(started.status, StatusCode::OK, "{}", started.json());
-    let entry_id = started.json()["created"][0]["id"].as_i64().unwrap();
+    let plan = json!({
+        "clientId": 4, "startDate": "2026-11-23T09:00:00+01:00",
+        "interval": 2, "retries": 3, "intervalBackOffMultiplier": 1.5
+    });
+    let entry_id = start_entry(&app, &token, plan).await["id"]
+        .as_i64()
+        .unwrap();
 
     let first_pass: DateTime<Utc> = "2026-11-23T08:00:00Z".parse().unwrap();
     app.clock.set(first_pass);

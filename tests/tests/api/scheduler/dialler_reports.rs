@@ -34,13 +34,13 @@ async fn a_busy_line_is_called_again_in_half_an_hour_and_a_redelivery_changes_no
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
     assert_eq!(answer.json(), json!({"phoneCallId": null}));
     let sooner = t0 + TimeDelta::minutes(31);
-    assert_eq!(entry(&app, &token, id).await["nextTryAt"], json!(sooner));
+    assert_eq!(entry_of(&app, &token, id).await["nextTryAt"], json!(sooner));
     assert_eq!(
         app.run_scheduler(sooner - TimeDelta::seconds(1)).await["due"],
         0
     );
     assert_eq!(app.run_scheduler(sooner).await["sent"], 1, "attempt 2");
-    let after_second = entry(&app, &token, id).await["nextTryAt"].clone();
+    let after_second = entry_of(&app, &token, id).await["nextTryAt"].clone();
     assert_eq!(after_second, json!(sooner + TimeDelta::days(3)));
 
     let again = app.deliver(1, &busy).await;
@@ -50,7 +50,7 @@ async fn a_busy_line_is_called_again_in_half_an_hour_and_a_redelivery_changes_no
         answer.json(),
         "a redelivery answers as the first"
     );
-    assert_eq!(entry(&app, &token, id).await["nextTryAt"], after_second);
+    assert_eq!(entry_of(&app, &token, id).await["nextTryAt"], after_second);
     // The same eventId with another report is no redelivery: refused, and nothing changes.
     let reused = failed(
         "fail-1",
@@ -60,7 +60,7 @@ async fn a_busy_line_is_called_again_in_half_an_hour_and_a_redelivery_changes_no
         t0 + TimeDelta::minutes(1),
     );
     app.deliver(1, &reused).await.problem(StatusCode::CONFLICT);
-    assert_eq!(entry(&app, &token, id).await["nextTryAt"], after_second);
+    assert_eq!(entry_of(&app, &token, id).await["nextTryAt"], after_second);
     let n = id.as_i64().unwrap();
     assert_eq!(dedup_ids(&app).await, [format!("{n}-1"), format!("{n}-2")]);
 }
@@ -74,7 +74,7 @@ async fn no_answer_and_voicemail_keep_the_back_off(backend: Backend) {
         assert_eq!(app.deliver(1, &report).await.status, StatusCode::OK);
     }
     assert_eq!(
-        entry(&app, &token, id).await["nextTryAt"],
+        entry_of(&app, &token, id).await["nextTryAt"],
         json!(t0 + TimeDelta::days(2))
     );
     assert_eq!(app.run_scheduler(t0 + TimeDelta::hours(1)).await["due"], 0);
@@ -94,7 +94,7 @@ async fn an_invalid_number_or_a_refusal_ends_the_entry_and_a_late_report_changes
         let report = failed(&format!("end-{n}"), id, 1, outcome, start);
         assert_eq!(app.deliver(1, &report).await.status, StatusCode::OK);
         assert_eq!(
-            entry(&app, &token, id).await["nextTryAt"],
+            entry_of(&app, &token, id).await["nextTryAt"],
             Value::Null,
             "{outcome}"
         );
@@ -116,7 +116,7 @@ async fn an_invalid_number_or_a_refusal_ends_the_entry_and_a_late_report_changes
     let late = failed("late-1", id, 1, "invalid_number", start);
     assert_eq!(app.deliver(1, &late).await.status, StatusCode::OK);
     assert_eq!(
-        entry(&app, &token, id).await["nextTryAt"],
+        entry_of(&app, &token, id).await["nextTryAt"],
         json!(start + TimeDelta::days(5)),
         "attempt 2 stands"
     );
@@ -131,7 +131,7 @@ async fn a_report_for_another_portals_entry_is_acknowledged_and_changes_nothing(
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.json(), json!({"phoneCallId": null}));
     assert_eq!(
-        entry(&app, &token, id).await["nextTryAt"],
+        entry_of(&app, &token, id).await["nextTryAt"],
         json!(t0 + TimeDelta::days(2))
     );
 
@@ -171,7 +171,7 @@ async fn a_call_too_short_to_be_a_contact_is_recorded_but_leaves_the_entry_open(
     let short = app.deliver(1, &ended("short-1", id, t0, 14)).await;
     assert_eq!(short.status, StatusCode::OK, "{}", short.json());
     assert!(short.json()["phoneCallId"].is_i64(), "the call is recorded");
-    let after_short = entry(&app, &token, id).await;
+    let after_short = entry_of(&app, &token, id).await;
     assert_eq!(after_short["phoneCallId"], Value::Null);
     assert_eq!(after_short["nextTryAt"], json!(t0 + TimeDelta::days(2)));
 
@@ -179,7 +179,7 @@ async fn a_call_too_short_to_be_a_contact_is_recorded_but_leaves_the_entry_open(
     let placed = t0 + TimeDelta::days(2);
     let long = app.deliver(1, &ended("long-1", id, placed, 15)).await;
     assert_eq!(long.status, StatusCode::OK);
-    let completed = entry(&app, &token, id).await;
+    let completed = entry_of(&app, &token, id).await;
     assert_eq!(completed["phoneCallId"], long.json()["phoneCallId"]);
     assert_eq!(completed["nextTryAt"], Value::Null);
 }
