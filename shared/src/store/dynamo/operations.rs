@@ -334,18 +334,23 @@ impl DynamoStore {
 }
 
 impl DynamoStore {
+    /// An update of the id counter of `kind` (one item a kind), its value named `#v`.
+    pub(crate) fn counter_update(&self, kind: &str) -> UpdateItemFluentBuilder {
+        self.client
+            .update_item()
+            .table_name(&self.tables.data)
+            .set_key(Some(key(keys::COUNTER, Some(kind))))
+            .expression_attribute_names("#v", "value")
+    }
+
     /// Reserves `count` consecutive ids of a kind in one counter update; returns the first.
     pub(crate) async fn reserve_ids(&self, kind: &str, count: usize) -> StoreResult<i32> {
         let count = i32::try_from(count).map_err(|_| StoreError::Corrupt("id batch".into()))?;
         let out = self
-            .client
-            .update_item()
-            .table_name(&self.tables.data)
-            .set_key(Some(key(keys::COUNTER, Some(kind))))
+            .counter_update(kind)
             .update_expression("ADD #v :n")
             // The counter may not pass the int32 range of the ids it hands out.
             .condition_expression("attribute_not_exists(#v) OR #v <= :max")
-            .expression_attribute_names("#v", "value")
             .expression_attribute_values(":n", n(count))
             .expression_attribute_values(":max", n(i32::MAX - count))
             .return_values(ReturnValue::UpdatedNew)

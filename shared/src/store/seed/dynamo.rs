@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use crate::domain::{CallStats, Schedule};
 use crate::fixture::Seed;
 use crate::store::dynamo::errors::classify;
-use crate::store::dynamo::items::{Item, data_keys, key, n, padded, to_item};
+use crate::store::dynamo::items::{Item, data_keys, n, padded, to_item};
 use crate::store::dynamo::records::ACCOUNT_ORGANISATION;
 use crate::store::dynamo::records::QUESTIONNAIRE_OWNER;
 use crate::store::dynamo::records::entry_item;
@@ -117,13 +117,9 @@ impl SeedWriter for DynamoStore {
             .await?;
         for (kind, floor) in seed.counter_floors() {
             let result = self
-                .client
-                .update_item()
-                .table_name(&self.tables.data)
-                .set_key(Some(key(keys::COUNTER, Some(kind))))
+                .counter_update(kind)
                 .update_expression("SET #v = :floor")
                 .condition_expression("attribute_not_exists(#v) OR #v < :floor")
-                .expression_attribute_names("#v", "value")
                 .expression_attribute_values(":floor", n(floor))
                 .send()
                 .await
