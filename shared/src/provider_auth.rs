@@ -39,9 +39,9 @@ pub(crate) fn equal(expected: &str, offered: &str) -> bool {
         .into()
 }
 
-/// The one answer for a signature or secret that does not match.
-pub(crate) fn matched(matched: bool) -> Result<(), SignatureError> {
-    if matched {
+/// `Ok` for a signature or secret that matches; the one answer for one that does not.
+pub(crate) fn matched(is_match: bool) -> Result<(), SignatureError> {
+    if is_match {
         Ok(())
     } else {
         Err(SignatureError::Mismatch)

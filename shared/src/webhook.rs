@@ -2,10 +2,10 @@
 //! check of the `X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`
 //! header a delivery carries.
 
-use crate::provider_auth::{equal, matched};
 use chrono::TimeDelta;
 
 use crate::auth::keyed_hash;
+use crate::provider_auth::{equal, matched};
 use crate::records::Timestamp;
 
 /// How far a delivery's timestamp may be from our clock, either way: a captured delivery
@@ -87,9 +87,11 @@ pub fn verify(
     }
     let expected = sign(secret, timestamp, body);
     // Every offered value is compared, so the time taken does not say which one matched.
-    matched(signatures.iter().fold(false, |matched, offered| {
-        matched | equal(&expected, offered)
-    }))
+    matched(
+        signatures
+            .iter()
+            .fold(false, |any, offered| any | equal(&expected, offered)),
+    )
 }
 
 #[cfg(test)]
