@@ -1,7 +1,7 @@
 //! What the optional language-model checks share (the suggestion's re-ranking and the urgent
 //! triage's second opinion): one question to a model on Amazon Bedrock (Converse API) and its
-//! text answer, the JSON object out of that text, and the long numbers withheld from what is
-//! sent. Built only with the `bedrock` feature, so that functions without a model do not link
+//! text answer, bounded in time, the JSON object out of that text, and the long numbers
+//! withheld from what is sent. Built only with the `bedrock` feature, so that functions without a model do not link
 //! the client.
 
 use aws_sdk_bedrockruntime::types::{

@@ -32,15 +32,15 @@ pub(crate) fn hmac_hex(key: &[u8], parts: &[&[u8]]) -> String {
 
 /// Whether `offered` is the lowercase hex digest `expected`, in either letter case, compared
 /// in constant time.
-pub(crate) fn equal(expected: &str, offered: &str) -> bool {
+pub(crate) fn hex_digest_eq(expected: &str, offered: &str) -> bool {
     expected
         .as_bytes()
         .ct_eq(offered.to_ascii_lowercase().as_bytes())
         .into()
 }
 
-/// `Ok` for a signature or secret that matches; the one answer for one that does not.
-pub(crate) fn matched(is_match: bool) -> Result<(), SignatureError> {
+/// `Ok` for a signature or secret that matches, `Err(Mismatch)` otherwise.
+pub(crate) fn verdict(is_match: bool) -> Result<(), SignatureError> {
     if is_match {
         Ok(())
     } else {
@@ -82,7 +82,7 @@ pub fn verify_retell(
     let at = chrono::DateTime::from_timestamp_millis(at_ms).ok_or(SignatureError::Malformed)?;
     fresh(at, now)?;
     let expected = hmac_hex(api_key.as_bytes(), &[body, at_ms.to_string().as_bytes()]);
-    matched(equal(&expected, d))
+    verdict(hex_digest_eq(&expected, d))
 }
 
 /// Vapi's default HMAC credential: the `x-signature` of `"<x-timestamp>.<raw body>"`.
@@ -115,7 +115,10 @@ pub fn verify_vapi(
     .ok_or(SignatureError::Malformed)?;
     fresh(at, now)?;
     let offered = signature.strip_prefix("sha256=").unwrap_or(signature);
-    matched(equal(&vapi_signature(secret, timestamp, body), offered))
+    verdict(hex_digest_eq(
+        &vapi_signature(secret, timestamp, body),
+        offered,
+    ))
 }
 
 /// Checks a secret header (ElevenLabs' configured request headers): the whole value, compared
@@ -123,7 +126,7 @@ pub fn verify_vapi(
 pub fn verify_secret_header(header: Option<&str>, secret: &str) -> Result<(), SignatureError> {
     let header = header.ok_or(SignatureError::Malformed)?;
     let offered = header.strip_prefix("Bearer ").unwrap_or(header);
-    matched(crate::auth::constant_time_eq(offered, secret))
+    verdict(crate::auth::constant_time_eq(offered, secret))
 }
 
 #[cfg(test)]

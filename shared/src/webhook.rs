@@ -5,7 +5,7 @@
 use chrono::TimeDelta;
 
 use crate::auth::keyed_hash;
-use crate::provider_auth::{equal, matched};
+use crate::provider_auth::{hex_digest_eq, verdict};
 use crate::records::Timestamp;
 
 /// How far a delivery's timestamp may be from our clock, either way: a captured delivery
@@ -87,11 +87,9 @@ pub fn verify(
     }
     let expected = sign(secret, timestamp, body);
     // Every offered value is compared, so the time taken does not say which one matched.
-    matched(
-        signatures
-            .iter()
-            .fold(false, |any, offered| any | equal(&expected, offered)),
-    )
+    verdict(signatures.iter().fold(false, |any, offered| {
+        any | hex_digest_eq(&expected, offered)
+    }))
 }
 
 #[cfg(test)]

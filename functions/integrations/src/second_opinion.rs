@@ -77,8 +77,9 @@ pub async fn second_opinion(
         "the model's second opinion",
         "the triage's finding",
         model.assess(&text),
-    );
-    let Some(verdict) = opinion.await.filter(|verdict| verdict.urgent) else {
+    )
+    .await;
+    let Some(verdict) = opinion.filter(|verdict| verdict.urgent) else {
         return found;
     };
     let category = verdict

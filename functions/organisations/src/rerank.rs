@@ -124,8 +124,9 @@ pub async fn rerank(
         "re-ranking",
         "deterministic answer",
         reranker.choose(&summary, &offered),
-    );
-    let Some(choice) = answer.await else {
+    )
+    .await;
+    let Some(choice) = answer else {
         return candidates;
     };
     match choice.apply(candidates.clone()) {

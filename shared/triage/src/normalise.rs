@@ -212,7 +212,8 @@ struct Builder<'t> {
 }
 
 impl Builder<'_> {
-    /// Opens a word at input byte `at` unless one is open: `capital` is its first letter's case.
+    /// Opens a word unless one is open (`capital`: its first letter's case); `at`, the input
+    /// byte, opens the sentence too if none is open.
     #[inline]
     fn start_word(&mut self, capital: bool, at: usize) {
         if self.word_start.is_none() {

@@ -19,7 +19,7 @@ use shared::store::{
 use shared::webhook;
 
 use crate::demo::{CLIENT_3, KARIN, PORTAL_LINE};
-use crate::support::{spawn_logged_in, start_entry};
+use crate::support::spawn_logged_in;
 
 fn at(minutes_before_start: i64) -> DateTime<Utc> {
     start_time() - TimeDelta::minutes(minutes_before_start)

@@ -136,7 +136,9 @@ async fn a_waiting_entry_is_offered_to_an_inbound_call_which_then_completes_it(b
         "clientId": 3, "startDate": start_time() + TimeDelta::hours(2),
         "interval": 7, "retries": 3, "intervalBackOffMultiplier": 1.0
     });
-    let entry_id = start_entry(&app, &token, plan).await["id"].clone();
+    let entry_id = start_entry(&app, &token, plan).await["id"]
+        .as_i64()
+        .unwrap();
 
     let offered = context(&app, 1, MARGARETA).await;
     assert_eq!(offered["knownCaller"], "true");
@@ -163,7 +165,7 @@ async fn a_waiting_entry_is_offered_to_an_inbound_call_which_then_completes_it(b
     assert_eq!(delivered.status, StatusCode::OK, "{}", delivered.json());
     let call_id = delivered.json()["phoneCallId"].as_i64().unwrap();
     assert_eq!(
-        entry_of(&app, &token, &entry_id).await["phoneCallId"],
+        entry_of(&app, &token, &json!(entry_id)).await["phoneCallId"],
         call_id
     );
     // Answered: no longer offered.

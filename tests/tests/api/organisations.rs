@@ -89,8 +89,11 @@ async fn without_a_clear_match_the_answer_is_404_with_the_ranked_candidates(back
         )
         .await
         .problem(StatusCode::NOT_FOUND);
-    let ids = ids(&namesakes["candidates"], "clientId");
-    assert!(ids.contains(&526) && ids.contains(&545), "{namesakes}");
+    let candidates = ids(&namesakes["candidates"], "clientId");
+    assert!(
+        candidates.contains(&526) && candidates.contains(&545),
+        "{namesakes}"
+    );
 }
 
 async fn another_organisations_clients_are_never_candidates(backend: Backend) {

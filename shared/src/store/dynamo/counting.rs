@@ -58,6 +58,7 @@ impl RequestCounter {
             Tally::ByOperation(counts) => {
                 std::mem::take(&mut *counts.lock().unwrap_or_else(|p| p.into_inner()))
             }
+            // Only `client_from` builds this tally, and it never hands the counter out.
             Tally::ForTheLogLine => HashMap::new(),
         }
     }

@@ -30,8 +30,9 @@ pub(crate) async fn every_item(query: QueryFluentBuilder) -> StoreResult<Vec<Ite
         .map_err(classify)
 }
 
-/// The item a conditional `UpdateItem` returned (as its `ReturnValues` asked), or `None` when
-/// the condition failed (for a condition that the item exists, a missing item).
+/// The item a conditional `UpdateItem` returned, or `None` when the condition failed (for a
+/// condition that the item exists, a missing item). The update must ask for the item with
+/// `ReturnValues`: one that returns none reads as `None` too.
 pub(crate) async fn updated_item(write: UpdateItemFluentBuilder) -> StoreResult<Option<Item>> {
     let written = write.send().await.map_err(classify).if_applied()?;
     Ok(written.and_then(|out| out.attributes))

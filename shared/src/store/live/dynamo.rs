@@ -28,18 +28,11 @@ impl LiveCallStore for DynamoStore {
         client_id: ClientId,
     ) -> StoreResult<usize> {
         let mut count = 0usize;
+        let partition = keys::client_requests(portal_id.get(), client_id.get());
         let mut pages = self
-            .client
-            .query()
-            .table_name(&self.tables.data)
-            .index_name("gsi2")
-            .key_condition_expression("gsi2pk = :client")
+            .index_query("gsi2", partition, None)
             .filter_expression("#status = :open")
             .expression_attribute_names("#status", "status")
-            .expression_attribute_values(
-                ":client",
-                s(keys::client_requests(portal_id.get(), client_id.get())),
-            )
             .expression_attribute_values(":open", s(OPEN_REQUEST))
             .select(Select::Count)
             .into_paginator()

@@ -2,6 +2,7 @@
 //! until their call arrives, and a late call that completes an entry out of attempts.
 
 use super::*;
+use crate::support::start_entry;
 
 async fn a_questionnaire_call_completes_its_entry_from_start_to_answers(backend: Backend) {
     let (app, token) = spawn_logged_in(backend, KARIN).await;
