@@ -135,7 +135,9 @@ impl Tokens {
             let (c, class, len) = if b < 0x80 {
                 if matches!(ASCII[b as usize], Class::Letter) {
                     // The common case, an ASCII letter: no decoding, no folding table.
-                    builder.start_word(b.is_ascii_uppercase(), at);
+                    if builder.word_start.is_none() {
+                        builder.open_word(b.is_ascii_uppercase(), at);
+                    }
                     builder.out.text.push(LOWER[b as usize]);
                     at += 1;
                     continue;
@@ -212,22 +214,23 @@ struct Builder<'t> {
 }
 
 impl Builder<'_> {
-    /// Opens a word unless one is open (`capital`: its first letter's case); `at`, the input
-    /// byte, opens the sentence too if none is open.
+    /// Opens a word at the output's end (`capital`: its first letter's case); `at`, the input
+    /// byte, opens the sentence too if none is open. Callers check that no word is open first,
+    /// so that a letter inside a word pays for no case test.
     #[inline]
-    fn start_word(&mut self, capital: bool, at: usize) {
-        if self.word_start.is_none() {
-            self.word_start = Some(self.out.text.len());
-            self.word_cap = capital;
-            self.word_swedish = false;
-            if self.sent_orig_start.is_none() {
-                self.sent_orig_start = Some(at);
-            }
+    fn open_word(&mut self, capital: bool, at: usize) {
+        self.word_start = Some(self.out.text.len());
+        self.word_cap = capital;
+        self.word_swedish = false;
+        if self.sent_orig_start.is_none() {
+            self.sent_orig_start = Some(at);
         }
     }
 
     fn push_letter(&mut self, c: char, at: usize) {
-        self.start_word(c.is_uppercase(), at);
+        if self.word_start.is_none() {
+            self.open_word(c.is_uppercase(), at);
+        }
         self.word_swedish |= matches!(c, 'å' | 'ä' | 'ö' | 'Å' | 'Ä' | 'Ö');
         fold_into(c, &mut self.out.text);
     }
